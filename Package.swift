@@ -1,0 +1,105 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "screentime",
+    products: [
+        .library(name: "FamilyControls", targets: ["FamilyControls"]),
+        .library(name: "DeviceActivity", targets: ["DeviceActivity"]),
+        .library(name: "ManagedSettings", targets: ["ManagedSettings"]),
+        .executable(name: "screentime", targets: ["screentime"]),
+        .executable(name: "screentimed", targets: ["screentimed"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // C boundaries: each library wrapped once, in Swift, by the module above it.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CXCB", pkgConfig: "xcb",
+            providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev"])]),
+        .target(name: "CLinux"),
+
+        // Pure layers: no I/O, no clock.
+        .target(name: "ScreenTimeModel", swiftSettings: strict),
+        .target(name: "ScreenTimeEngine", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+
+        // Linux-facing layers.
+        .target(
+            name: "LinuxActivity",
+            dependencies: [
+                "ScreenTimeModel", "CSystemd", "CLinux", "COpenSSL", "CXCB",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "Enforcement",
+            dependencies: [
+                "ScreenTimeModel", "CLinux", "CSystemd",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "UsageStore",
+            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+
+        // Apple-shaped public API.
+        .target(name: "FamilyControls", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+        .target(name: "ManagedSettings", dependencies: ["ScreenTimeModel", "FamilyControls"], swiftSettings: strict),
+        .target(
+            name: "DeviceActivity",
+            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "FamilyControls", "ManagedSettings"],
+            swiftSettings: strict),
+
+        // Composition root and executables.
+        .target(
+            name: "ScreenTimeDaemon",
+            dependencies: [
+                "ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity", "Enforcement", "UsageStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "screentime",
+            dependencies: [
+                "ScreenTimeDaemon", "LinuxActivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "screentimed",
+            dependencies: [
+                "ScreenTimeDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity"],
+            swiftSettings: strict),
+
+        .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+        .testTarget(
+            name: "ScreenTimeEngineTests",
+            dependencies: [
+                "ScreenTimeEngine", "DeviceActivity", "ManagedSettings", "FamilyControls",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "LinuxActivityTests", dependencies: ["LinuxActivity"], swiftSettings: strict),
+        .testTarget(name: "EnforcementTests", dependencies: ["Enforcement"], swiftSettings: strict),
+        .testTarget(name: "UsageStoreTests", dependencies: ["UsageStore"], swiftSettings: strict),
+        .testTarget(name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,19 @@
+#ifndef CLINUX_H
+#define CLINUX_H
+#include <signal.h>
+#include <sys/types.h>
+
+/* Raw system calls Swift cannot reach: syscall(2) is variadic and glibc 2.36's wrappers are absent on Debian 12. */
+
+/* pidfd_open(2). Returns a file descriptor or -1 with errno set. */
+int clinux_pidfd_open(pid_t pid, unsigned int flags);
+
+/* pidfd_send_signal(2) with no siginfo. Returns 0 or -1 with errno set. */
+int clinux_pidfd_send_signal(int pidfd, int sig, unsigned int flags);
+
+/* The calling thread's errno, readable after a -1 return. */
+int clinux_errno(void);
+
+/* SCHED_RESET_ON_FORK: a flag that sched_setscheduler(2) ORs into the policy. */
+int clinux_sched_reset_on_fork(void);
+#endif

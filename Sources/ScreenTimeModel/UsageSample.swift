@@ -1,0 +1,43 @@
+/// Whether a session's use counts at the moment of a sample.
+public enum SessionPresence: String, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The seat's active session, unlocked, with the user present: use counts.
+    case active
+    /// The user has been away longer than the idle timeout (and no idle inhibitor holds the session).
+    case idle
+    /// The screen is locked: never counts.
+    case locked
+    /// Not the active session of its seat (switched away, or closing): never counts.
+    case background
+
+    public var description: String { rawValue }
+    /// Whether usage accrues in this state.
+    public var counts: Bool { self == .active }
+}
+
+/// One app in use in a sample: its token and its category's token.
+public struct AppUse: Hashable, Sendable, Codable {
+    public var application: ApplicationToken
+    public var category: ActivityCategoryToken
+    public init(application: ApplicationToken, category: ActivityCategoryToken) {
+        self.application = application
+        self.category = category
+    }
+}
+
+/// What the collector saw in one logind session at one tick: who, whether use counts, and which apps are in use.
+///
+/// `applicationsInUse` holds the foreground app when the session's focus is known (one element, or none when
+/// nothing has focus), and every running app of the session when it is not (the conservative fallback).
+public struct UsageSample: Hashable, Sendable, Codable {
+    public var user: UserID
+    public var session: SessionID
+    public var presence: SessionPresence
+    public var applicationsInUse: [AppUse]
+
+    public init(user: UserID, session: SessionID, presence: SessionPresence, applicationsInUse: [AppUse]) {
+        self.user = user
+        self.session = session
+        self.presence = presence
+        self.applicationsInUse = applicationsInUse
+    }
+}
