@@ -84,10 +84,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
-        .executableTarget(
-            name: "Benchmarks",
-            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity"],
-            swiftSettings: strict),
 
         .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
         .testTarget(
@@ -103,3 +99,12 @@ let package = Package(
         .testTarget(name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon"], swiftSettings: strict),
     ]
 )
+
+package.targets += [
+    .executableTarget(
+        name: "EngineBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeEngine"], swiftSettings: strict),
+    .executableTarget(
+        name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity"], swiftSettings: strict),
+    .executableTarget(
+        name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon"], swiftSettings: strict),
+]

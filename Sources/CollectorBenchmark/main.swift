@@ -1,0 +1,1 @@
+print("collector benchmark: not written yet")

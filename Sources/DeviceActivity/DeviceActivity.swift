@@ -1,0 +1,1 @@
+// The DeviceActivity module; see docs/ARCHITECTURE.md.

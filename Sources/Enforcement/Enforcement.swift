@@ -1,0 +1,1 @@
+// The Enforcement module; see docs/ARCHITECTURE.md.

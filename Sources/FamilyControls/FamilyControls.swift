@@ -1,0 +1,1 @@
+// The FamilyControls module; see docs/ARCHITECTURE.md.

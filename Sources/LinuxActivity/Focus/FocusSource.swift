@@ -1,0 +1,45 @@
+import ScreenTimeModel
+
+/// The focused window of a graphical session as a compositor or X server reports it.
+public struct FocusedWindow: Hashable, Sendable {
+    /// The process that owns the window, when the source can tell.
+    public var pid: ProcessID?
+    /// X11 `WM_CLASS` class (or instance when the class is empty), or the Wayland `app_id`; matched against
+    /// desktop entries' `StartupWMClass` and ids.
+    public var windowClass: String?
+
+    public init(pid: ProcessID?, windowClass: String?) {
+        self.pid = pid
+        self.windowClass = windowClass
+    }
+}
+
+/// One reading of a focus source: the focused window and what the source knows of the user's presence.
+public struct FocusReading: Hashable, Sendable {
+    /// The focused window, or nil when nothing has focus.
+    public var window: FocusedWindow?
+    /// Time since the last input, when the source measures it (X11 screen saver, Mutter, KWin).
+    public var idleTime: Duration?
+    /// Whether a client holds an idle inhibitor (a playing video): the user counts as present.
+    public var idleInhibited: Bool
+
+    public init(window: FocusedWindow?, idleTime: Duration? = nil, idleInhibited: Bool = false) {
+        self.window = window
+        self.idleTime = idleTime
+        self.idleInhibited = idleInhibited
+    }
+}
+
+/// A source of focus for one graphical session (X11, sway IPC, KWin script, GNOME Shell extension).
+///
+/// Sources follow the compositor's events on their own thread or task and keep the latest reading, so that
+/// `current()` is cheap enough to call every tick. A source whose connection is lost reports it by returning
+/// nil from `current()`; the collector then falls back and retries later.
+public protocol FocusSource: AnyObject, Sendable {
+    /// A short name shown by `screentime now`: `x11`, `sway`, `kwin`, `gnome-shell`.
+    var name: String { get }
+    /// The latest reading, or nil when the source has lost its connection.
+    func current() -> FocusReading?
+    /// Closes the connection and stops following events. Idempotent.
+    func close()
+}

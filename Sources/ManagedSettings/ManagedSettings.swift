@@ -1,0 +1,1 @@
+// The ManagedSettings module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The ScreenTimeDaemon module; see docs/ARCHITECTURE.md.

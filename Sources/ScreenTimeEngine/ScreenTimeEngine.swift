@@ -1,0 +1,1 @@
+// The ScreenTimeEngine module; see docs/ARCHITECTURE.md.

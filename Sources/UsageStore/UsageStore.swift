@@ -1,0 +1,1 @@
+// The UsageStore module; see docs/ARCHITECTURE.md.
