@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
 #include <errno.h>
+#include <linux/sched.h>
+#include <stdint.h>
+#include <string.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,3 +17,18 @@ int clinux_pidfd_send_signal(int pidfd, int sig, unsigned int flags) {
 int clinux_errno(void) { return errno; }
 
 int clinux_sched_reset_on_fork(void) { return SCHED_RESET_ON_FORK; }
+
+pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv[], char *const envp[]) {
+    struct clone_args args;
+    memset(&args, 0, sizeof(args));
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (uint64_t)cgroup_fd;
+    long pid = syscall(SYS_clone3, &args, sizeof(args));
+    if (pid == 0) {
+        /* Only async-signal-safe calls between clone and exec. */
+        execve(path, argv, envp);
+        _exit(127);
+    }
+    return (pid_t)pid;
+}

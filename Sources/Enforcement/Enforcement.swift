@@ -1,1 +1,0 @@
-// The Enforcement module; see docs/ARCHITECTURE.md.

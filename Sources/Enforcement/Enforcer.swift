@@ -1,0 +1,114 @@
+import ScreenTimeModel
+import SystemPackage
+
+/// Carries out the shield state machine's actions on the real system and keeps its state file current.
+///
+/// Call `apply(desired:observed:at:)` once per tick, `releaseAll()` on a clean stop. At start-up call
+/// `adoptStateFile()` first, so that what a crashed run froze or stopped is released (or kept, when the first
+/// tick shields the same app again).
+///
+/// The state file is written before actions that freeze or stop anything are carried out (so a crash in between
+/// still finds them listed) and again afterwards with what really is held.
+///
+/// Not `Sendable`: it owns pidfds. Keep it in one task or thread, ideally raised with `EnforcerPriority`.
+public final class Enforcer {
+    private var machine = ShieldStateMachine()
+    private let signaller: ProcessSignaller
+    private let freezer: Freezer?
+    private let stateFile: StateFile
+    private let freezeTimeout: Duration
+    private var savedState = HeldResources()
+
+    /// Creates an enforcer; nothing is read or changed yet.
+    ///
+    /// - Parameters:
+    ///   - stateFile: where to record what is held.
+    ///   - freezer: the cgroup2 freezer; nil where there is no cgroup2 (every shield then uses `SIGSTOP`).
+    ///   - signaller: sends signals through pidfds.
+    ///   - freezeTimeout: how long to wait for `cgroup.events` to report a freeze or thaw.
+    public init(
+        stateFile: StateFile, freezer: Freezer?, signaller: ProcessSignaller = ProcessSignaller(),
+        freezeTimeout: Duration = .seconds(2)
+    ) {
+        self.stateFile = stateFile
+        self.freezer = freezer
+        self.signaller = signaller
+        self.freezeTimeout = freezeTimeout
+    }
+
+    /// What is frozen or stopped now.
+    public var held: HeldResources { machine.held }
+
+    /// Takes over what the state file lists from a previous run. Call before the first tick; the first tick then
+    /// releases every adopted app it does not shield.
+    ///
+    /// - Throws: `.stateFileFailed` when the file exists but cannot be read; nothing is adopted then.
+    public func adoptStateFile() throws(EnforcementError) {
+        let held = try stateFile.load()
+        machine = ShieldStateMachine(adopting: held)
+        savedState = held
+    }
+
+    /// One tick: makes the system match `desired` given each app's processes in `observed`.
+    ///
+    /// - Parameters:
+    ///   - desired: every app to be shielded now, with its mode; apps absent are released.
+    ///   - observed: each app's processes now (apps not shielded may be left out).
+    ///   - now: the monotonic time of the tick, for grace periods.
+    public func apply(
+        desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], at now: ContinuousClock.Instant
+    ) -> EnforcementReport {
+        run(machine.tick(desired: desired, observed: observed, at: now))
+    }
+
+    /// Releases everything held: thaws what was frozen, resumes what was stopped. A report with failures means
+    /// something is still held and listed in the state file; call again to retry.
+    public func releaseAll() -> EnforcementReport {
+        run(machine.releaseAll())
+    }
+
+    private func run(_ actions: [EnforcementAction]) -> EnforcementReport {
+        var report = EnforcementReport()
+        saveIfChanged(into: &report)
+        for action in actions {
+            let result = perform(action)
+            machine.record(result, of: action)
+            report.entries.append(.init(action: action, result: result))
+        }
+        saveIfChanged(into: &report)
+        signaller.retain(only: machine.trackedProcesses)
+        return report
+    }
+
+    private func perform(_ action: EnforcementAction) -> ActionResult {
+        do {
+            switch action {
+            case .signal(let signal, let process, _):
+                return try signaller.send(signal, to: process) == .delivered ? .done : .gone
+            case .freeze(let cgroup, _):
+                guard let freezer else {
+                    return .failed(EnforcementError(.freezeFailed, "freezing \(cgroup): no cgroup2 file system"))
+                }
+                return try freezer.freeze(cgroup, timeout: freezeTimeout) == .settled ? .done : .gone
+            case .thaw(let cgroup, _):
+                guard let freezer else {
+                    return .failed(EnforcementError(.thawFailed, "thawing \(cgroup): no cgroup2 file system"))
+                }
+                return try freezer.thaw(cgroup, timeout: freezeTimeout) == .settled ? .done : .gone
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private func saveIfChanged(into report: inout EnforcementReport) {
+        let held = machine.held
+        guard held != savedState else { return }
+        do {
+            try stateFile.save(held)
+            savedState = held
+        } catch {
+            report.stateFileError = error
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import ScreenTimeModel
+
+/// The shield lifecycle as a pure state machine: no clock, no I/O.
+///
+/// Each tick it is told which apps must be shielded (and how) and which processes each app has now; it answers
+/// with the actions that make the system match, and remembers what it froze, stopped and asked to terminate.
+/// The executor (`Enforcer`) carries the actions out and feeds each result back through `record(_:of:)`, so
+/// the machine only keeps as held what really is, and retries failures on the next tick.
+///
+/// - A `.freeze` shield freezes the app's own cgroups and sends `SIGSTOP` to its other processes, re-sent every
+///   tick (a `SIGCONT` from the user is undone within one tick; processes started later are stopped when first
+///   seen). A cgroup that cannot be frozen (`EPERM`, `EBUSY`) falls back to `SIGSTOP` of its processes.
+/// - A `.terminate` shield sends `SIGTERM` once per process, then `SIGKILL` each tick from `grace` after that
+///   until the process is gone.
+/// - An app no longer shielded is released: exactly the cgroups it froze are thawed and the processes it stopped
+///   are resumed; a release that fails is retried each tick until it succeeds.
+public struct ShieldStateMachine: Sendable {
+    struct AppState: Sendable {
+        /// The shield in force; nil while what it held is being released.
+        var mode: ShieldMode?
+        var frozen: Set<CgroupPath> = []
+        var stopped: Set<ProcessIdentity> = []
+        /// Cgroups whose freeze failed for a reason a retry won't fix; their processes are stopped instead.
+        var unfreezable: Set<CgroupPath> = []
+        /// When `SIGTERM` was sent to each process being terminated.
+        var terminating: [ProcessIdentity: ContinuousClock.Instant] = [:]
+
+        var holdsNothing: Bool { frozen.isEmpty && stopped.isEmpty && terminating.isEmpty }
+    }
+
+    private var apps: [AppID: AppState] = [:]
+
+    /// Creates a machine that holds nothing.
+    public init() {}
+
+    /// Creates a machine that takes over what a previous run held (from its state file). Each adopted app is
+    /// released on the next tick unless that tick shields it again, in which case it stays frozen or stopped.
+    public init(adopting held: HeldResources) {
+        for entry in held.apps {
+            apps[entry.app] = AppState(mode: nil, frozen: Set(entry.frozen), stopped: Set(entry.stopped))
+        }
+    }
+
+    /// What is frozen or stopped now, for the state file.
+    public var held: HeldResources {
+        HeldResources(
+            apps: apps.keys.sorted().compactMap { app in
+                let state = apps[app]!
+                guard !state.frozen.isEmpty || !state.stopped.isEmpty else { return nil }
+                return HeldResources.App(
+                    app: app, frozen: state.frozen.sorted(),
+                    stopped: state.stopped.sorted { $0.pid < $1.pid || ($0.pid == $1.pid && $0.startTime < $1.startTime) })
+            })
+    }
+
+    /// Every process the machine is still acting on (stopped or being terminated).
+    public var trackedProcesses: Set<ProcessIdentity> {
+        apps.values.reduce(into: []) { result, state in
+            result.formUnion(state.stopped)
+            result.formUnion(state.terminating.keys)
+        }
+    }
+
+    /// Whether the machine holds or shields nothing at all.
+    public var isIdle: Bool { apps.isEmpty }
+
+    /// A tick: `desired` is every app that must be shielded now, `observed` each app's processes now.
+    ///
+    /// - Returns: the actions to carry out, in order (releases before terminations, freezes before stops).
+    public mutating func tick(
+        desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], at now: ContinuousClock.Instant
+    ) -> [EnforcementAction] {
+        var actions: [EnforcementAction] = []
+        for app in Set(desired.keys).union(apps.keys).sorted() {
+            var state = apps[app] ?? AppState()
+            state.mode = desired[app]
+            let processes = observed[app] ?? []
+            switch state.mode {
+            case nil:
+                actions += releaseActions(app, state)
+                state.terminating = [:]
+            case .freeze:
+                state.terminating = [:]
+                actions += freezeActions(app, &state, processes)
+            case .terminate(let grace):
+                actions += releaseActions(app, state)
+                actions += terminateActions(app, &state, processes, grace: grace, now: now)
+            }
+            apps[app] = state.mode == nil && state.holdsNothing ? nil : state
+        }
+        return actions
+    }
+
+    /// Releases every app, as on a clean stop: the returned actions thaw and resume everything held. Apps stay
+    /// unshielded until a tick shields them again.
+    public mutating func releaseAll() -> [EnforcementAction] {
+        var actions: [EnforcementAction] = []
+        for app in apps.keys.sorted() {
+            var state = apps[app]!
+            state.mode = nil
+            state.terminating = [:]
+            actions += releaseActions(app, state)
+            apps[app] = state.holdsNothing ? nil : state
+        }
+        return actions
+    }
+
+    /// Takes in the result of carrying out `action`.
+    public mutating func record(_ result: ActionResult, of action: EnforcementAction) {
+        guard var state = apps[action.app] else { return }
+        switch (action, result) {
+        case (.freeze, .done):
+            break
+        case (.freeze, .failed(let error)) where error.code == .freezeTimedOut:
+            // The request is written and the kernel completes it later: keep it held so that it gets thawed.
+            break
+        case (.freeze(let cgroup, _), .gone):
+            state.frozen.remove(cgroup)
+        case (.freeze(let cgroup, _), .failed):
+            state.frozen.remove(cgroup)
+            state.unfreezable.insert(cgroup)
+        case (.thaw(let cgroup, _), .done), (.thaw(let cgroup, _), .gone):
+            state.frozen.remove(cgroup)
+            state.unfreezable.remove(cgroup)
+        case (.thaw, .failed):
+            break
+        case (.signal(.suspend, let process, _), .gone), (.signal(.suspend, let process, _), .failed):
+            state.stopped.remove(process)
+        case (.signal(.resume, let process, _), .done), (.signal(.resume, let process, _), .gone):
+            state.stopped.remove(process)
+        case (.signal(.terminate, let process, _), .gone), (.signal(.terminate, let process, _), .failed),
+            (.signal(.kill, let process, _), .gone):
+            state.terminating[process] = nil
+        case (.signal, _):
+            break
+        }
+        apps[action.app] = state.mode == nil && state.holdsNothing ? nil : state
+    }
+
+    private func releaseActions(_ app: AppID, _ state: AppState) -> [EnforcementAction] {
+        state.frozen.sorted().map { .thaw($0, app: app) }
+            + state.stopped.sorted { $0.pid < $1.pid }.map { .signal(.resume, $0, app: app) }
+    }
+
+    private func freezeActions(_ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess])
+        -> [EnforcementAction]
+    {
+        var loose: Set<ProcessIdentity> = state.stopped
+        for process in processes {
+            if let cgroup = process.ownCgroup, !state.unfreezable.contains(cgroup) {
+                state.frozen.insert(cgroup)
+            } else {
+                loose.insert(process.identity)
+            }
+        }
+        state.stopped = loose
+        return state.frozen.sorted().map { .freeze($0, app: app) }
+            + loose.sorted { $0.pid < $1.pid }.map { .signal(.suspend, $0, app: app) }
+    }
+
+    private func terminateActions(
+        _ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess], grace: Duration,
+        now: ContinuousClock.Instant
+    ) -> [EnforcementAction] {
+        var actions: [EnforcementAction] = []
+        for (process, sentAt) in state.terminating.sorted(by: { $0.key.pid < $1.key.pid })
+        where sentAt.duration(to: now) >= grace {
+            actions.append(.signal(.kill, process, app: app))
+        }
+        for process in processes.map(\.identity).sorted(by: { $0.pid < $1.pid })
+        where state.terminating[process] == nil {
+            state.terminating[process] = now
+            actions.append(.signal(.terminate, process, app: app))
+        }
+        return actions
+    }
+}
