@@ -1,0 +1,161 @@
+/// A parsed `.desktop` file (freedesktop Desktop Entry Specification 1.5): the keys that identify and describe an app.
+public struct DesktopEntry: Hashable, Sendable {
+    /// The desktop-file id without `.desktop`: the path below `applications/` with `/` replaced by `-`.
+    public var id: String
+    public var type: String
+    /// Names by locale; the key `""` holds the unlocalized `Name`.
+    public var names: [String: String]
+    /// The program and arguments of `Exec`, unquoted, with field codes removed.
+    public var exec: [String]
+    public var tryExec: String?
+    public var startupWMClass: String?
+    public var icon: String?
+    public var categories: [String]
+    public var noDisplay: Bool
+    public var hidden: Bool
+
+    /// The name for a locale such as `de_DE.UTF-8@euro`, with the specification's fallbacks
+    /// (`lang_COUNTRY@MODIFIER`, `lang_COUNTRY`, `lang@MODIFIER`, `lang`, unlocalized).
+    public func name(locale: String?) -> String {
+        for key in DesktopEntry.localeKeys(locale) { if let name = names[key] { return name } }
+        return names[""] ?? id
+    }
+
+    static func localeKeys(_ locale: String?) -> [String] {
+        guard var locale, !locale.isEmpty, locale != "C", locale != "POSIX" else { return [] }
+        var modifier: Substring?
+        if let at = locale.firstIndex(of: "@") {
+            modifier = locale[locale.index(after: at)...]
+            locale = String(locale[..<at])
+        }
+        if let dot = locale.firstIndex(of: ".") { locale = String(locale[..<dot]) }
+        let parts = locale.split(separator: "_", maxSplits: 1)
+        let language = parts.first.map(String.init) ?? locale
+        let country = parts.count > 1 ? String(parts[1]) : nil
+        var keys: [String] = []
+        if let country, let modifier { keys.append("\(language)_\(country)@\(modifier)") }
+        if let country { keys.append("\(language)_\(country)") }
+        if let modifier { keys.append("\(language)@\(modifier)") }
+        keys.append(language)
+        return keys
+    }
+}
+
+extension DesktopEntry {
+    /// Parses the text of a desktop file. Returns nil when it has no `[Desktop Entry]` group. Only the keys of that
+    /// group are read; unknown keys, comments and other groups (actions) are skipped.
+    public init?(id: String, parsing text: String) {
+        var inMainGroup = false
+        var sawMainGroup = false
+        var values: [String: String] = [:]
+        var names: [String: String] = [:]
+        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
+            let line = rawLine.drop(while: { $0 == " " || $0 == "\t" })
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") {
+                inMainGroup = line.trimmingTrailingSpaces() == "[Desktop Entry]"
+                sawMainGroup = sawMainGroup || inMainGroup
+                continue
+            }
+            guard inMainGroup, let equals = line.firstIndex(of: "=") else { continue }
+            let key = String(line[..<equals].trimmingTrailingSpaces())
+            let value = DesktopEntry.unescapeValue(line[line.index(after: equals)...].drop(while: { $0 == " " }))
+            if key == "Name" {
+                names[""] = value
+            } else if key.hasPrefix("Name["), key.hasSuffix("]") {
+                names[String(key.dropFirst(5).dropLast())] = value
+            } else if values[key] == nil {
+                values[key] = value
+            }
+        }
+        guard sawMainGroup else { return nil }
+        self.id = id
+        self.type = values["Type"] ?? "Application"
+        self.names = names
+        self.exec = values["Exec"].map(DesktopEntry.splitExec) ?? []
+        self.tryExec = values["TryExec"].flatMap { $0.isEmpty ? nil : $0 }
+        self.startupWMClass = values["StartupWMClass"].flatMap { $0.isEmpty ? nil : $0 }
+        self.icon = values["Icon"].flatMap { $0.isEmpty ? nil : $0 }
+        self.categories = (values["Categories"] ?? "").split(separator: ";").map(String.init)
+        self.noDisplay = values["NoDisplay"] == "true"
+        self.hidden = values["Hidden"] == "true"
+    }
+
+    /// Decodes the value escapes `\s`, `\n`, `\t`, `\r`, `\\` (other backslashes are kept for `Exec` unquoting).
+    static func unescapeValue(_ value: some StringProtocol) -> String {
+        var result = ""
+        var iterator = value.makeIterator()
+        while let character = iterator.next() {
+            guard character == "\\" else {
+                result.append(character)
+                continue
+            }
+            switch iterator.next() {
+            case "s": result.append(" ")
+            case "n": result.append("\n")
+            case "t": result.append("\t")
+            case "r": result.append("\r")
+            case "\\": result.append("\\\\")  // kept escaped: Exec unquoting consumes one level
+            case let other?: result.append("\\"); result.append(other)
+            case nil: result.append("\\")
+            }
+        }
+        return result
+    }
+
+    /// Splits an `Exec` value into arguments: double quotes group, `\` escapes `"`, `` ` ``, `$` and `\` inside them;
+    /// field codes (`%f %F %u %U %i %c %k` and deprecated ones) are dropped and `%%` becomes `%`.
+    static func splitExec(_ value: String) -> [String] {
+        var arguments: [String] = []
+        var current = ""
+        var inQuotes = false
+        var hasArgument = false
+        var characters = Array(value)[...]
+        while let character = characters.popFirst() {
+            if inQuotes {
+                if character == "\\", let next = characters.first, "\"`$\\".contains(next) {
+                    current.append(characters.removeFirst())
+                } else if character == "\"" {
+                    inQuotes = false
+                } else {
+                    current.append(character)
+                }
+            } else if character == "\"" {
+                inQuotes = true
+                hasArgument = true
+            } else if character == " " || character == "\t" {
+                if hasArgument { arguments.append(current) }
+                current = ""
+                hasArgument = false
+            } else if character == "\\", let next = characters.first {
+                current.append(next)
+                characters.removeFirst()
+                hasArgument = true
+            } else {
+                current.append(character)
+                hasArgument = true
+            }
+        }
+        if hasArgument { arguments.append(current) }
+        return arguments.compactMap { argument in
+            if argument.count == 2, argument.first == "%" { return nil }
+            return argument.contains("%%") ? argument.replacingAll("%%", with: "%") : argument
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingTrailingSpaces() -> SubSequence {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)] == " " || self[index(before: end)] == "\t" {
+            end = index(before: end)
+        }
+        return self[startIndex..<end]
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,121 @@
+import Glibc
+
+/// The desktop entries visible to one user, indexed for identifying processes and windows.
+///
+/// Directories are searched as the specification orders them: `$XDG_DATA_HOME/applications` (default
+/// `~/.local/share/applications`) first, then each `$XDG_DATA_DIRS/applications` (default `/usr/local/share:/usr/share`).
+/// The first file with a given id wins; a `Hidden=true` file hides the id in later directories.
+public struct DesktopEntryIndex: Sendable {
+    /// Visible entries by id (`Hidden` ones removed; `NoDisplay` ones kept, they still name apps).
+    public private(set) var entries: [String: DesktopEntry] = [:]
+    private var byExecutable: [String: String] = [:]
+    private var byWindowClass: [String: String] = [:]
+
+    /// The data directories searched for a user with this home and environment.
+    public static func dataDirectories(home: String?, environment: [String: String]) -> [String] {
+        var directories: [String] = []
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            directories.append(dataHome)
+        } else if let home {
+            directories.append(home + "/.local/share")
+        }
+        let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        directories += dataDirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        for extra in ["/var/lib/flatpak/exports/share", "/var/lib/snapd/desktop"] where !directories.contains(extra) {
+            directories.append(extra)
+        }
+        return directories
+    }
+
+    /// Reads every `*.desktop` below `DIR/applications` of each directory.
+    public init(dataDirectories: [String]) {
+        var seen: Set<String> = []
+        for directory in dataDirectories {
+            var files: [(id: String, path: String)] = []
+            Self.collect(directory + "/applications", prefix: "", into: &files)
+            for file in files where !seen.contains(file.id) {
+                seen.insert(file.id)
+                guard let text = FileSystem.readText(file.path),
+                    let entry = DesktopEntry(id: file.id, parsing: text), !entry.hidden, entry.type == "Application"
+                else { continue }
+                add(entry)
+            }
+        }
+    }
+
+    /// An index of the given entries (for tests and for callers that parsed entries themselves).
+    public init(entries: [DesktopEntry]) {
+        for entry in entries where !entry.hidden { add(entry) }
+    }
+
+    private mutating func add(_ entry: DesktopEntry) {
+        entries[entry.id] = entry
+        for key in Self.executableKeys(of: entry) where byExecutable[key] == nil { byExecutable[key] = entry.id }
+        if let windowClass = entry.startupWMClass { byWindowClass[windowClass.lowercased()] = entry.id }
+        byWindowClass[entry.id.lowercased()] = byWindowClass[entry.id.lowercased()] ?? entry.id
+        if let last = entry.id.split(separator: ".").last.map({ $0.lowercased() }), byWindowClass[last] == nil {
+            byWindowClass[last] = entry.id
+        }
+    }
+
+    private static func collect(_ path: String, prefix: String, into files: inout [(id: String, path: String)]) {
+        guard let names = FileSystem.list(path) else { return }
+        for name in names.sorted() {
+            let full = path + "/" + name
+            if name.hasSuffix(".desktop") {
+                files.append((prefix + String(name.dropLast(8)), full))
+            } else if FileSystem.isDirectory(full) {
+                collect(full, prefix: prefix + name + "-", into: &files)
+            }
+        }
+    }
+
+    /// The keys under which an entry's program is found: the resolved absolute path and the file name of `TryExec`
+    /// and of `Exec`'s program, or of the script when the program is an interpreter.
+    static func executableKeys(of entry: DesktopEntry) -> [String] {
+        var programs: [String] = []
+        let command = ProgramResolver.effectiveCommand(entry.exec)
+        if let program = command.first {
+            if ProgramResolver.isInterpreter(baseName(program)), let script = ProgramResolver.script(arguments: command) {
+                programs.append(script)
+            } else {
+                programs.append(program)
+            }
+        }
+        if let tryExec = entry.tryExec { programs.append(tryExec) }
+        var keys: [String] = []
+        for program in programs {
+            if program.hasPrefix("/") {
+                keys.append(FileSystem.realPath(program) ?? program)
+            } else if let resolved = resolveInPath(program) {
+                keys.append(resolved)
+            }
+            keys.append(baseName(program))
+        }
+        return keys
+    }
+
+    static func resolveInPath(_ program: String) -> String? {
+        for directory in ["/usr/local/bin", "/usr/bin", "/bin", "/usr/games", "/usr/local/games", "/usr/sbin"] {
+            let candidate = directory + "/" + program
+            if access(candidate, X_OK) == 0 { return FileSystem.realPath(candidate) ?? candidate }
+        }
+        return nil
+    }
+
+    /// The entry whose program is this absolute path (resolved), or failing that whose program has this file name.
+    public func entry(forExecutable path: String) -> DesktopEntry? {
+        if let id = byExecutable[path] { return entries[id] }
+        if let id = byExecutable[baseName(path)] { return entries[id] }
+        return nil
+    }
+
+    /// The entry for an X11 `WM_CLASS` or a Wayland `app_id`: by `StartupWMClass`, by id, or by the id's last
+    /// component (`org.gnome.Calculator` for class `gnome-calculator` only through `StartupWMClass`), case-insensitive.
+    public func entry(forWindowClass windowClass: String) -> DesktopEntry? {
+        let key = windowClass.lowercased()
+        if let id = byWindowClass[key] { return entries[id] }
+        if key.hasSuffix(".desktop"), let id = byWindowClass[String(key.dropLast(8))] { return entries[id] }
+        return nil
+    }
+}

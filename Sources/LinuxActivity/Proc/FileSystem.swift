@@ -1,0 +1,105 @@
+import Glibc
+import SystemPackage
+
+/// The few file-system calls the collector makes, each wrapped once. Reads of `/proc` race with processes exiting:
+/// a missing file is an expected outcome (nil), never an error.
+enum FileSystem {
+    /// Reads a whole (small) file into `buffer`, reusing its storage, and returns the byte count, or nil when the
+    /// file can't be opened or read. The corresponding C functions are `open(2)` and `read(2)`.
+    static func read(_ path: UnsafePointer<CChar>, into buffer: inout [UInt8]) -> Int? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var total = 0
+        while true {
+            if total == buffer.count { buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, 4096))) }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                Glibc.read(descriptor, raw.baseAddress! + total, raw.count - total)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return total }
+            total += count
+        }
+    }
+
+    /// Reads a whole file as bytes, or nil.
+    static func readBytes(_ path: String) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        guard let count = path.withCString({ read($0, into: &buffer) }) else { return nil }
+        return Array(buffer[..<count])
+    }
+
+    /// Reads a whole file as UTF-8 text (invalid bytes repaired), or nil.
+    static func readText(_ path: String) -> String? {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The target of a symbolic link, or nil. The corresponding C function is `readlink(2)`.
+    static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = Glibc.readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The canonical absolute path (symbolic links resolved), or nil. The corresponding C function is `realpath(3)`.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = Glibc.realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The names in a directory (without `.` and `..`), or nil. The corresponding C functions are `opendir(3)`,
+    /// `readdir(3)`.
+    static func list(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Calls `body` with each numeric entry of a directory (the pids of `/proc`) without allocating per entry.
+    static func forEachNumericEntry(_ path: String, _ body: (Int32) -> Void) {
+        guard let directory = opendir(path) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            var value: Int32 = 0
+            var isNumber = true
+            withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                var sawDigit = false
+                for byte in raw {
+                    if byte == 0 { break }
+                    guard byte >= 48, byte <= 57 else {
+                        isNumber = false
+                        return
+                    }
+                    value = value &* 10 &+ Int32(byte - 48)
+                    sawDigit = true
+                }
+                isNumber = isNumber && sawDigit
+            }
+            if isNumber { body(value) }
+        }
+    }
+
+    /// File metadata, or nil. The corresponding C function is `stat(2)`.
+    static func status(_ path: String) -> stat? {
+        var result = stat()
+        return fstatat(AT_FDCWD, path, &result, 0) == 0 ? result : nil
+    }
+
+    /// Whether a directory entry exists at `path`.
+    static func isDirectory(_ path: String) -> Bool {
+        guard let result = status(path) else { return false }
+        return (result.st_mode & S_IFMT) == S_IFDIR
+    }
+}
