@@ -1,0 +1,329 @@
+import Glibc
+import ScreenTimeModel
+
+/// Produces, at each tick, what every logind session is doing: presence, the app in front, the running apps, and a
+/// `UsageSample` for the engine. Sources: sd-login and login1 over D-Bus (or terminals in /proc when logind is
+/// absent), the process table, the terminal's foreground group for tty sessions, and focus sources for graphical ones.
+///
+/// Owned by one task; `tick` must not be called concurrently.
+public final class Collector {
+    /// Settings of the collector.
+    public struct Configuration: Sendable {
+        public var procRoot = "/proc"
+        public var devRoot = "/dev"
+        /// Input idle longer than this makes a session idle where only raw idle time is known (tty atime, X11).
+        public var idleTimeout: Duration = .seconds(180)
+        /// Makes the focus source for a graphical session, or returns why there is none.
+        public var focusSourceFactory: (@Sendable (SessionInfo) -> Result<any FocusSource, FocusUnavailable>)?
+        public init() {}
+    }
+
+    /// Why a graphical session has no focus source; shown by `screentime now`.
+    public struct FocusUnavailable: Error, Sendable {
+        public var reason: String
+        public init(_ reason: String) { self.reason = reason }
+    }
+
+    public let configuration: Configuration
+    public let table: ProcessTable
+    private let resolver: AppResolver
+    private let logind: Logind?
+    private let tokenizer: Tokenizer
+    /// Why logind is not used, or nil.
+    public let logindProblem: String?
+    private var catalogs: [UserID: AppCatalog] = [:]
+    private var focusSources: [SessionID: any FocusSource] = [:]
+    private var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
+    private var terminalReaders: [UInt32: ProcessID] = [:]
+
+    public init(configuration: Configuration = Configuration(), tokenizer: Tokenizer) {
+        self.configuration = configuration
+        self.tokenizer = tokenizer
+        table = ProcessTable(procRoot: configuration.procRoot)
+        resolver = AppResolver(procRoot: configuration.procRoot)
+        if Logind.isAvailable {
+            do {
+                logind = try Logind()
+                logindProblem = nil
+            } catch {
+                logind = nil
+                logindProblem = "logind is not usable (\(error)); sessions are derived from terminals in /proc"
+            }
+        } else {
+            logind = nil
+            logindProblem = "systemd-logind is not running; sessions are derived from terminals in /proc"
+        }
+    }
+
+    deinit { for source in focusSources.values { source.close() } }
+
+    /// The catalog (desktop entries, overrides, tokens) of a user, built on first use.
+    public func catalog(for user: UserID) -> AppCatalog {
+        if let catalog = catalogs[user] { return catalog }
+        let home = Logind.home(of: user)
+        let environment = user.rawValue == getuid() ? Collector.currentEnvironment() : [:]
+        let overrides = (try? CategoryOverrides.load(home: home, environment: environment)) ?? CategoryOverrides()
+        let catalog = AppCatalog(
+            desktopEntries: DesktopEntryIndex(
+                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment)),
+            overrides: overrides, tokenizer: tokenizer,
+            locale: environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"])
+        catalogs[user] = catalog
+        return catalog
+    }
+
+    /// Samples everything once. `now` is the monotonic time (`CLOCK_MONOTONIC`), `wallNow` seconds since 1970; both
+    /// come from the caller.
+    public func tick(now: Duration, wallNow: Int64) -> ActivitySnapshot {
+        let changes = table.refresh()
+        for pid in changes.added { resolve(pid) }
+        let sessions = logind?.sessions(now: now) ?? terminalSessions()
+        let live = Set(sessions.map(\.id))
+        for (id, source) in focusSources where !live.contains(id) {
+            source.close()
+            focusSources[id] = nil
+        }
+        focusProblems = focusProblems.filter { live.contains($0.key) }
+
+        var members: [SessionID: [ProcessID: ProcessEntry]] = [:]
+        let appOwners = userManagerSessions(sessions)
+        for entry in table.entries.values where entry.app != nil {
+            guard let group = entry.controlGroup else { continue }
+            if let scope = group.sessionScope {
+                members[SessionID(scope), default: [:]][entry.pid] = entry
+            } else if group.path.contains("/app.slice/"), let owner = group.sliceOwner,
+                let session = appOwners[UserID(owner)]
+            {
+                members[session, default: [:]][entry.pid] = entry
+            } else if logind == nil, entry.stat.terminal != 0 {
+                members[SessionID("tty\(entry.stat.terminal)"), default: [:]][entry.pid] = entry
+            }
+        }
+
+        var activities: [SessionActivity] = []
+        var samples: [UsageSample] = []
+        for session in sessions {
+            let activity = observe(session, members: members[session.id] ?? [:], now: now, wallNow: wallNow)
+            activities.append(activity)
+            let uses: [AppUse]
+            switch activity.focus {
+            case .terminal, .window:
+                uses = activity.foreground.map { [AppUse(application: $0.token, category: $0.categoryToken)] } ?? []
+            case .fallback:
+                let catalog = catalog(for: session.user)
+                uses = activity.runningApps.map {
+                    AppUse(application: $0.token, category: catalog.label(for: $0.id).categoryToken)
+                }
+            }
+            samples.append(
+                UsageSample(user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses))
+        }
+        return ActivitySnapshot(logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
+    }
+
+    private func resolve(_ pid: ProcessID) {
+        guard let entry = table.entries[pid] else { return }
+        let parent = table.entries[entry.stat.parent]?.app
+        if let app = resolver.resolve(entry, parent: parent, desktopEntries: catalog(for: entry.user).desktopEntries) {
+            table.setApp(app, for: pid)
+        }
+    }
+
+    /// Which session the apps a user manager starts belong to: the user's active graphical session, else the user's
+    /// active session with a seat, else any active session of the user.
+    private func userManagerSessions(_ sessions: [SessionInfo]) -> [UserID: SessionID] {
+        var owners: [UserID: (SessionID, Int)] = [:]
+        for session in sessions where session.sessionClass == .user {
+            let rank = (session.active ? 4 : 0) + (session.isGraphical ? 2 : 0) + (session.seat != nil ? 1 : 0)
+            if let current = owners[session.user], current.1 >= rank { continue }
+            owners[session.user] = (session.id, rank)
+        }
+        return owners.mapValues(\.0)
+    }
+
+    private func observe(
+        _ session: SessionInfo, members: [ProcessID: ProcessEntry], now: Duration, wallNow: Int64
+    ) -> SessionActivity {
+        let catalog = catalog(for: session.user)
+        var counts: [AppID: Int] = [:]
+        for entry in members.values where entry.user == session.user {
+            if let app = entry.app { counts[app.id, default: 0] += 1 }
+        }
+        let running = counts.map { id, count in
+            let label = catalog.label(for: id)
+            return RunningApp(id: id, name: label.name, token: label.token, category: label.category, processCount: count)
+        }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+
+        var focus = FocusKind.fallback
+        var focusSourceName = "none"
+        var foreground: AppInUse?
+        var idleFromInput: Duration?
+        var idleSource = logind != nil ? "logind" : "none"
+        var inhibited = logind?.holdsIdleInhibitor(session.user) ?? false
+
+        if let tty = session.tty, !session.isGraphical || session.display == nil && session.type == .tty {
+            focus = .terminal
+            focusSourceName = "tty"
+            foreground = terminalForeground(tty: tty, catalog: catalog)
+            if let atime = terminalAccessTime(tty) {
+                idleFromInput = .seconds(max(0, wallNow - atime))
+                idleSource = logind != nil ? "logind+tty-atime" : "tty-atime"
+            }
+        } else if session.isGraphical {
+            if let source = focusSource(for: session, now: now) {
+                if let reading = source.current() {
+                    focus = .window
+                    focusSourceName = source.name
+                    if let window = reading.window { foreground = windowForeground(window, catalog: catalog) }
+                    if let idle = reading.idleTime {
+                        idleFromInput = idle
+                        idleSource += "+\(source.name)"
+                    }
+                    inhibited = inhibited || reading.idleInhibited
+                } else {
+                    source.close()
+                    focusSources[session.id] = nil
+                    focusProblems[session.id] = ("\(source.name) connection lost", now + .seconds(5))
+                    focusSourceName = "\(source.name) connection lost"
+                }
+            } else {
+                focusSourceName = focusProblems[session.id]?.reason ?? "no focus source"
+            }
+        }
+
+        let idle =
+            !inhibited && (session.idleHint || (idleFromInput.map { $0 >= configuration.idleTimeout } ?? false))
+        let presence: SessionPresence =
+            session.lockedHint ? .locked : !session.active || session.state == "closing" ? .background : idle ? .idle : .active
+        return SessionActivity(
+            id: session.id, user: session.user, userName: session.userName, type: session.type.rawValue,
+            sessionClass: session.sessionClass.rawValue, state: session.state, seat: session.seat, tty: session.tty,
+            display: session.display, leader: session.leader, remote: session.remote, desktop: session.desktop,
+            active: session.active, idle: idle, locked: session.lockedHint, idleInhibited: inhibited,
+            presence: presence, focus: focus, focusSource: focusSourceName, idleSource: idleSource,
+            foreground: foreground, runningApps: running)
+    }
+
+    private func focusSource(for session: SessionInfo, now: Duration) -> (any FocusSource)? {
+        if let source = focusSources[session.id] { return source }
+        guard let factory = configuration.focusSourceFactory else {
+            focusProblems[session.id] = ("no focus source configured", now)
+            return nil
+        }
+        if let problem = focusProblems[session.id], now < problem.retryAt { return nil }
+        switch factory(session) {
+        case .success(let source):
+            focusSources[session.id] = source
+            focusProblems[session.id] = nil
+            return source
+        case .failure(let unavailable):
+            focusProblems[session.id] = (unavailable.reason, now + .seconds(10))
+            return nil
+        }
+    }
+
+    private func windowForeground(_ window: FocusedWindow, catalog: AppCatalog) -> AppInUse? {
+        if let pid = window.pid, let entry = table.verify(pid) {
+            if table.entries[pid]?.app == nil { resolve(pid) }
+            if let app = table.entries[pid]?.app ?? entry.app {
+                var resolved = app
+                if app.source == .executable || app.source == .script, let windowClass = window.windowClass,
+                    let desktopEntry = catalog.desktopEntries.entry(forWindowClass: windowClass)
+                {
+                    resolved = ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass)
+                }
+                return appInUse(resolved, pid: pid, catalog: catalog)
+            }
+        }
+        if let windowClass = window.windowClass {
+            if let desktopEntry = catalog.desktopEntries.entry(forWindowClass: windowClass) {
+                return appInUse(ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass), pid: window.pid, catalog: catalog)
+            }
+            return appInUse(ResolvedApp(id: AppID(windowClass), source: .windowClass), pid: window.pid, catalog: catalog)
+        }
+        return nil
+    }
+
+    private func appInUse(_ app: ResolvedApp, pid: ProcessID?, catalog: AppCatalog) -> AppInUse {
+        let label = catalog.label(for: app.id)
+        return AppInUse(
+            id: app.id, name: label.name, token: label.token, category: label.category,
+            categoryToken: label.categoryToken, pid: pid, identifiedBy: app.source)
+    }
+
+    /// The app of a terminal's foreground process group: read `tpgid` from a process on that terminal, then the
+    /// group's leader (or any member, if the leader has exited).
+    private func terminalForeground(tty: String, catalog: AppCatalog) -> AppInUse? {
+        guard let device = terminalDevice(tty) else { return nil }
+        var stat: ProcessStat?
+        if let reader = terminalReaders[device], let current = table.currentStat(of: reader), current.terminal == device {
+            stat = current
+        } else {
+            terminalReaders[device] = nil
+            for entry in table.entries.values where entry.stat.terminal == device {
+                if let current = table.currentStat(of: entry.pid), current.terminal == device {
+                    terminalReaders[device] = entry.pid
+                    stat = current
+                    break
+                }
+            }
+        }
+        guard let stat, stat.terminalForegroundGroup > 0 else { return nil }
+        let groupID = stat.terminalForegroundGroup
+        var leader = table.verify(ProcessID(groupID))
+        if leader == nil {
+            table.refresh()
+            leader = table.entries.values.filter { $0.stat.processGroup == groupID }.min { $0.pid < $1.pid }
+        }
+        guard let leader else { return nil }
+        if leader.app == nil { resolve(leader.pid) }
+        guard let app = table.entries[leader.pid]?.app else { return nil }
+        return appInUse(app, pid: leader.pid, catalog: catalog)
+    }
+
+    /// The `tty_nr` encoding of `/proc/PID/stat` for a terminal name like `pts/3` or `tty2`.
+    private func terminalDevice(_ tty: String) -> UInt32? {
+        guard let status = FileSystem.status("\(configuration.devRoot)/\(tty)"), (status.st_mode & S_IFMT) == S_IFCHR
+        else { return nil }
+        let device = UInt64(status.st_rdev)
+        let major = UInt32(((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff))
+        let minor = UInt32((device & 0xff) | ((device >> 12) & ~0xff))
+        return (minor & 0xff) | (major << 8) | ((minor & ~0xff) << 12)
+    }
+
+    private func terminalAccessTime(_ tty: String) -> Int64? {
+        guard let status = FileSystem.status("\(configuration.devRoot)/\(tty)") else { return nil }
+        return Int64(status.st_atim.tv_sec)
+    }
+
+    /// Without logind: one pseudo-session per terminal that user processes hold, named `ttyN` by device number.
+    private func terminalSessions() -> [SessionInfo] {
+        var owners: [UInt32: UserID] = [:]
+        for entry in table.entries.values where entry.stat.terminal != 0 && entry.user.rawValue != 0 {
+            owners[entry.stat.terminal] = owners[entry.stat.terminal] ?? entry.user
+        }
+        return owners.sorted { $0.key < $1.key }.map { device, user in
+            let major = (device >> 8) & 0xfff
+            let minor = (device & 0xff) | ((device >> 12) & 0xfff00)
+            let tty = major == 136 ? "pts/\(minor)" : major == 4 ? "tty\(minor)" : nil
+            return SessionInfo(
+                id: SessionID("tty\(device)"), user: user, userName: Logind.userName(of: user), sessionClass: .user,
+                type: .tty, state: "active", seat: nil, tty: tty, display: nil, leader: nil, remote: false,
+                desktop: nil, active: true, idleHint: false, lockedHint: false)
+        }
+    }
+
+    /// This process's environment (`environ(7)`).
+    static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

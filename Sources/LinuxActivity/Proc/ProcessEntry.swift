@@ -1,0 +1,24 @@
+import ScreenTimeModel
+
+/// What the collector knows of one process, read once when the process is first seen.
+public struct ProcessEntry: Sendable {
+    /// `/proc/PID/stat` at first sight. `state` and `terminalForegroundGroup` are stale afterwards; pid, parent,
+    /// start time, terminal and (usually) process group are not.
+    public var stat: ProcessStat
+    /// The effective uid (owner of `/proc/PID`).
+    public var user: UserID
+    /// The resolved executable (`/proc/PID/exe`), nil for kernel threads or when not permitted.
+    public var executable: String?
+    /// `/proc/PID/cmdline` split at NULs, at first sight.
+    public var arguments: [String]
+    public var controlGroup: ControlGroup?
+    /// The app, resolved once per process identity.
+    public var app: ResolvedApp?
+    /// Bookkeeping for the table's sweep.
+    var generation: UInt32
+
+    public var pid: ProcessID { stat.pid }
+    public var identity: ProcessIdentity { stat.identity }
+    /// Kernel threads have no executable and descend from `kthreadd` (pid 2).
+    public var isKernelThread: Bool { stat.pid.rawValue == 2 || stat.parent.rawValue == 2 }
+}
