@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "screentime",
             dependencies: [
-                "ScreenTimeDaemon", "LinuxActivity",
+                "LinuxActivity", "ScreenTimeModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -6,8 +6,8 @@ import SystemPackage
 /// sd-login(3), each function wrapped once. Getters return nil when logind doesn't know the field (`-ENODATA`,
 /// `-ENXIO`), which is normal for seatless or display-less sessions.
 enum SDLogin {
-    /// Whether logind's runtime state exists (`/run/systemd/seats`): the same test sd-login makes for a booted systemd.
-    static var isAvailable: Bool { access("/run/systemd/seats/", F_OK) == 0 }
+    /// Whether systemd runs as init (`sd_booted(3)`) and logind's runtime state exists (`/run/systemd/seats`).
+    static var isAvailable: Bool { sd_booted() > 0 && access("/run/systemd/seats/", F_OK) == 0 }
 
     /// The ids of all current sessions. The C function is `sd_get_sessions(3)`.
     static func sessions() throws(LinuxActivityError) -> [SessionID] {

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import LinuxActivity
+import ScreenTimeModel
+
+/// `screentime apps`: installed apps with tokens and categories.
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "List installed apps (desktop entries) with their ids, tokens and categories.")
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @OptionGroup var key: KeyOptions
+
+    func run() async throws {
+        let tokenizer = try loadTokenizer(key)
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"]
+        let overrides: CategoryOverrides
+        do {
+            overrides = try CategoryOverrides.load(home: home, environment: environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let catalog = AppCatalog(
+            desktopEntries: DesktopEntryIndex(
+                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment)),
+            overrides: overrides, tokenizer: tokenizer,
+            locale: environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"])
+        let apps = catalog.installedApps()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(apps), as: UTF8.self))
+            return
+        }
+        let width = min(32, apps.map(\.name.count).max() ?? 4)
+        for app in apps {
+            let name = app.name.count > width ? String(app.name.prefix(width - 1)) + "…" : app.name
+            print(
+                name.padding(width) + "  " + app.category.rawValue.padding(20) + "  "
+                    + String(app.token.rawValue.prefix(12)) + "  " + app.id.rawValue)
+        }
+        print("\(apps.count) apps")
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}
+
+/// Loads (or creates) the token key the options name, or fails with a clear message and exit status 1.
+func loadTokenizer(_ options: KeyOptions) throws -> Tokenizer {
+    let path = options.tokenKey
+        ?? Tokenizer.defaultKeyPath(system: options.system, environment: ProcessInfo.processInfo.environment)
+    do {
+        return try Tokenizer.loadOrCreate(keyAt: path)
+    } catch {
+        printError("screentime: \(error)")
+        throw ExitCode(1)
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// `CLOCK_MONOTONIC` as a `Duration` since boot (suspend excluded).
+enum MonotonicClock {
+    static func now() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import LinuxActivity
+import ScreenTimeModel
+
+/// `screentime now`: every session, what is in front and what runs.
+struct NowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "now",
+        abstract: "Show each login session: user, type, seat or tty, active/idle/locked, the app in front, running apps.",
+        discussion: """
+            With --watch the table is redrawn every second and the seconds each app has been in use since the \
+            command started are added up (only while its session is active, unlocked and not idle).
+            Exit status: 0 on success, 1 when the token key can't be read or created.
+            """)
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @Flag(help: "Redraw every second until interrupted.")
+    var watch = false
+
+    @Option(help: ArgumentHelp("Seconds of input idleness after which a session counts as idle.", valueName: "seconds"))
+    var idleTimeout: Int = 180
+
+    @OptionGroup var key: KeyOptions
+
+    func run() async throws {
+        let tokenizer = try loadTokenizer(key)
+        var configuration = Collector.Configuration()
+        configuration.idleTimeout = .seconds(idleTimeout)
+        let collector = Collector(configuration: configuration, tokenizer: tokenizer)
+        var noticeShown = false
+        var tally = UsageTally()
+        let clock = ContinuousClock()
+        var lastTick: ContinuousClock.Instant?
+        var deadline = clock.now
+        repeat {
+            let snapshot = collector.tick(now: MonotonicClock.now(), wallNow: Int64(Date().timeIntervalSince1970))
+            let tickTime = clock.now
+            if let lastTick { tally.add(snapshot, elapsed: tickTime - lastTick) }
+            lastTick = tickTime
+            if json {
+                try printJSON(snapshot, tally: watch ? tally : nil)
+            } else {
+                if watch { print("\u{1B}[H\u{1B}[2J", terminator: "") }
+                if let notice = snapshot.notice, !noticeShown || watch {
+                    printError("note: \(notice)")
+                    noticeShown = true
+                }
+                print(NowTable.render(snapshot, tally: watch ? tally : nil))
+            }
+            if watch {
+                deadline = deadline.advanced(by: .seconds(1))
+                try await Task.sleep(until: deadline, clock: clock)
+            }
+        } while watch
+    }
+
+    private func printJSON(_ snapshot: ActivitySnapshot, tally: UsageTally?) throws {
+        struct Output: Encodable {
+            var logind: Bool
+            var notice: String?
+            var sessions: [SessionActivity]
+            var usageSeconds: [String: [String: Int]]?
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = watch ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]
+        let output = Output(
+            logind: snapshot.logind, notice: snapshot.notice, sessions: snapshot.sessions,
+            usageSeconds: tally?.secondsByUser())
+        print(String(decoding: try encoder.encode(output), as: UTF8.self))
+    }
+}
+
+/// Seconds of use per user and app, added up from consecutive snapshots.
+struct UsageTally {
+    private(set) var seconds: [UserID: [AppID: Duration]] = [:]
+    private(set) var names: [AppID: String] = [:]
+
+    /// Credits the time since the previous snapshot to the apps in use now (at most 2 s, so a stall invents nothing).
+    mutating func add(_ snapshot: ActivitySnapshot, elapsed: Duration) {
+        let credit = min(elapsed, .seconds(2))
+        for session in snapshot.sessions where session.presence == .active {
+            var apps: [(AppID, String)] = []
+            switch session.focus {
+            case .terminal, .window:
+                if let front = session.foreground { apps = [(front.id, front.name)] }
+            case .fallback:
+                apps = session.runningApps.map { ($0.id, $0.name) }
+            }
+            for (id, name) in apps {
+                seconds[session.user, default: [:]][id, default: .zero] += credit
+                names[id] = name
+            }
+        }
+    }
+
+    func secondsByUser() -> [String: [String: Int]] {
+        var result: [String: [String: Int]] = [:]
+        for (user, apps) in seconds {
+            result[String(user.rawValue)] = apps.reduce(into: [:]) { $0[$1.key.rawValue] = Int($1.value.components.seconds) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// The `screentime` command line.
+@main
+struct ScreenTimeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screentime",
+        abstract: "Screen Time for Linux: see and limit how apps are used.",
+        discussion: """
+            Reads which app is in front of each login session (logind, /proc and the desktop's focus) and how long \
+            apps are used. Run `screentime now --watch` to watch it live.
+            """,
+        subcommands: [NowCommand.self, AppsCommand.self])
+}
+
+/// Options shared by commands that read tokens.
+struct KeyOptions: ParsableArguments {
+    @Flag(help: "Use the system service's token key (/var/lib/screentime/token.key) instead of the user's.")
+    var system = false
+
+    @Option(help: ArgumentHelp("Path of the token key file (created, mode 0600, if missing).", valueName: "path"))
+    var tokenKey: String?
+}
