@@ -26,7 +26,15 @@ pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv
     args.cgroup = (uint64_t)cgroup_fd;
     long pid = syscall(SYS_clone3, &args, sizeof(args));
     if (pid == 0) {
-        /* Only async-signal-safe calls between clone and exec. */
+        /* Only async-signal-safe calls between clone and exec. Start from default signal dispositions and an empty
+           mask, as posix_spawn with POSIX_SPAWN_SETSIGDEF and POSIX_SPAWN_SETSIGMASK would. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL);
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigprocmask(SIG_SETMASK, &empty, NULL);
         execve(path, argv, envp);
         _exit(127);
     }

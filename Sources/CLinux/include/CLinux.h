@@ -18,7 +18,7 @@ int clinux_errno(void);
 int clinux_sched_reset_on_fork(void);
 
 /* clone3(2) with CLONE_INTO_CGROUP, then execve(2) in the child: starts `path` directly inside the cgroup whose
-   directory `cgroup_fd` refers to (so a frozen cgroup holds it before it runs a single instruction of `path`).
-   Returns the child's pid, or -1 with errno set. The child exits with status 127 if execve fails. */
+   directory `cgroup_fd` refers to (so a frozen cgroup holds it before it runs a single instruction of `path`). The child starts with
+   default signal dispositions and an empty signal mask. Returns the child's pid, or -1 with errno set. The child exits with status 127 if execve fails. */
 pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv[], char *const envp[]);
 #endif
