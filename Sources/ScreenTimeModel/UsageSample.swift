@@ -14,13 +14,16 @@ public enum SessionPresence: String, Hashable, Sendable, Codable, CustomStringCo
     public var counts: Bool { self == .active }
 }
 
-/// One app in use in a sample: its token and its category's token.
+/// One app in use in a sample: its token, its category's token and, for a browser that reports it, the web
+/// domain in front.
 public struct AppUse: Hashable, Sendable, Codable {
     public var application: ApplicationToken
     public var category: ActivityCategoryToken
-    public init(application: ApplicationToken, category: ActivityCategoryToken) {
+    public var webDomain: WebDomainToken?
+    public init(application: ApplicationToken, category: ActivityCategoryToken, webDomain: WebDomainToken? = nil) {
         self.application = application
         self.category = category
+        self.webDomain = webDomain
     }
 }
 

@@ -1,1 +1,0 @@
-// The ScreenTimeEngine module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,28 @@
+/// What one settings store shields: the engine's form of Apple's `ShieldSettings`.
+///
+/// A `nil` field leaves that kind of shield to the other stores; the effective shield of a user is the union of
+/// all their stores, so the most restrictive store wins.
+public struct ShieldPolicy: Hashable, Sendable, Codable {
+    public var applications: Set<ApplicationToken>?
+    public var applicationCategories: ActivityCategoryPolicy<ApplicationToken>?
+    public var webDomains: Set<WebDomainToken>?
+    public var webDomainCategories: ActivityCategoryPolicy<WebDomainToken>?
+
+    public init(
+        applications: Set<ApplicationToken>? = nil,
+        applicationCategories: ActivityCategoryPolicy<ApplicationToken>? = nil,
+        webDomains: Set<WebDomainToken>? = nil,
+        webDomainCategories: ActivityCategoryPolicy<WebDomainToken>? = nil
+    ) {
+        self.applications = applications
+        self.applicationCategories = applicationCategories
+        self.webDomains = webDomains
+        self.webDomainCategories = webDomainCategories
+    }
+
+    /// Whether the policy shields nothing at all.
+    public var isEmpty: Bool {
+        (applications?.isEmpty ?? true) && (applicationCategories?.isNone ?? true)
+            && (webDomains?.isEmpty ?? true) && (webDomainCategories?.isNone ?? true)
+    }
+}
