@@ -1,0 +1,42 @@
+# Screen Time for Linux: the usual targets. `make run` and `make test` install what is missing first (as root).
+SWIFT ?= swift
+PREFIX ?= /usr/local
+export PATH := $(PATH):/opt/swift/usr/bin
+
+.PHONY: all deps test-deps build run test unit-test integration-test bench install install-user clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build
+
+## Build and show live what is in front of each session and how long each app has been used.
+run: build
+	.build/debug/screentime now --watch
+
+## Every test: unit tests, then the integration tests against real logind, X11, sway, cgroups and D-Bus.
+test: test-deps
+	$(SWIFT) build --build-tests
+	scripts/run-tests.sh
+
+bench: deps
+	scripts/run-benchmarks.sh
+
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 .build/release/screentime .build/release/screentimed $(DESTDIR)$(PREFIX)/bin/
+
+install-user: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	install -d $(HOME)/.local/bin
+	install -m 0755 .build/release/screentime .build/release/screentimed $(HOME)/.local/bin/
+
+clean:
+	rm -rf .build

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Integration test of the collector against a real systemd-logind (booted in a container by logind-sandbox.sh):
+# two users, a tty session and an x11-typed session, processes inside sessions and inside transient app scopes,
+# a process that renames itself; asserts what `screentime now --json` reports, and that a running collector
+# picks up lock and idle changes from logind's signals.
+# Needs root, a debug build (`swift build`), and the packages `logind-sandbox.sh install` adds, plus gcc and jq.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/lib.sh"
+SANDBOX="$HERE/logind-sandbox.sh"
+NAME=stcollector$$
+BIN=${SCREENTIME_BIN:-$ROOT/.build/debug/screentime}
+WORK=$ROOT/.build/integration-$NAME
+[ -x "$BIN" ] || { echo "missing $BIN: run swift build first"; exit 2; }
+mkdir -p "$WORK"
+cleanup() {
+    "$SANDBOX" down "$NAME" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+gcc -O1 -o "$WORK/supertuxkart" "$HERE/fixtures/game.c"
+chmod 755 "$WORK" "$WORK/supertuxkart"
+"$SANDBOX" up "$NAME" --users 2 --bind "$ROOT" >/dev/null
+inside() { "$SANDBOX" run "$NAME" -- "$@"; }
+
+# sbuser1: a tty session whose terminal runs vim in the foreground (job control on, a background sleep beside it).
+TTY_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- \
+    bash -c 'set -m; sleep 1000 & vim -n -u NONE -i NONE; wait')
+# sbuser2: an x11-typed session on seat0 whose own process is a game that renamed itself ("innocent").
+X11_SID=$("$SANDBOX" session "$NAME" --user sbuser2 --x11 -- \
+    env GAME_RENAME=innocent "$WORK/supertuxkart")
+# sbuser2's desktop starts a game in its own transient app scope, renamed too, with a forked child.
+inside runuser -u sbuser2 -- env XDG_RUNTIME_DIR=/run/user/2002 \
+    DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2002/bus GAME_RENAME=innocent GAME_FORK=1 \
+    systemd-run --user --scope --quiet --unit=app-gnome-org.example.Game-4242.scope "$WORK/supertuxkart" \
+    >/dev/null 2>&1 &
+
+now_json() { inside "$BIN" now --json --token-key /root/st-token.key; }
+scoped_game_seen() { now_json | jq -e --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "org.example.Game")'; }
+wait_for 20 scoped_game_seen || true
+vim_in_front() { now_json | jq -e --arg s "$TTY_SID" '.sessions[] | select(.id == $s) | .foreground.id == "vim"'; }
+wait_for 10 vim_in_front || true
+now_json > "$WORK/now.json"
+J() { jq -e "$@" "$WORK/now.json" >/dev/null; }
+
+check "logind is the session source" J '.logind == true'
+check "two sessions reported" J '[.sessions[] | select(.userName == "sbuser1" or .userName == "sbuser2")] | length == 2'
+check "tty session: user, type, tty" J --arg s "$TTY_SID" \
+    '.sessions[] | select(.id == $s) | .userName == "sbuser1" and .user == 2001 and .type == "tty" and (.tty | startswith("pts/"))'
+check "x11 session: user, type, seat, display" J --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .userName == "sbuser2" and .type == "x11" and .seat == "seat0" and .display == ":0"'
+check "both sessions active, not idle, not locked" J \
+    '[.sessions[] | select(.active and (.idle | not) and (.locked | not) and .presence == "active")] | length == 2'
+check "tty session has its leader" J --arg s "$TTY_SID" '.sessions[] | select(.id == $s) | .leader > 1'
+check "tty foreground app is vim, found through the terminal's foreground group" J --arg s "$TTY_SID" \
+    '.sessions[] | select(.id == $s) | .focus == "terminal" and .foreground.id == "vim" and .foreground.name == "Vim"'
+VIM_PID=$(jq -r --arg s "$TTY_SID" '.sessions[] | select(.id == $s) | .foreground.pid' "$WORK/now.json")
+check "tty foreground pid is vim's process" inside sh -c "readlink /proc/$VIM_PID/exe | grep -q /vim"
+check "tty session lists vim and the background sleep" J --arg s "$TTY_SID" \
+    '[.sessions[] | select(.id == $s) | .runningApps[].id] | contains(["vim", "sleep"])'
+check "renamed process in the session keeps its executable's app id" J --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "supertuxkart" and .processCount == 1)'
+check "nothing is reported under the fake name" J '[.sessions[].runningApps[].id] | index("innocent") == null'
+check "scoped, renamed game and its child are the scope's app, in the user's graphical session" J --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "org.example.Game" and .processCount == 2)'
+check "x11 session without a display server falls back and says so" J --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .focus == "fallback"'
+check "tokens are 32 hex characters and differ per app" J \
+    '[.sessions[].runningApps[].token] | (all(test("^[0-9a-f]{32}$"))) and (length == (unique | length))'
+
+# Stable tokens: a second run with the same key gives the same token for the same app.
+check "token stable across runs" bash -c "[ \"\$(jq -r '[.sessions[].runningApps[] | select(.id == \"vim\")][0].token' '$WORK/now.json')\" = \
+    \"\$($SANDBOX run $NAME -- $BIN now --json --token-key /root/st-token.key | jq -r '[.sessions[].runningApps[] | select(.id == \"vim\")][0].token')\" ]"
+check "token key file is mode 0600" bash -c "[ \"\$($SANDBOX run $NAME -- stat -c %a /root/st-token.key)\" = 600 ]"
+
+# A running collector follows logind: lock the x11 session, then set its idle hint, then unlock.
+inside "$BIN" now --json --watch --token-key /root/st-token.key > "$WORK/watch.jsonl" 2>/dev/null &
+WATCH=$!
+wait_for 10 test -s "$WORK/watch.jsonl"
+last_has() { tail -n 1 "$WORK/watch.jsonl" | jq -e --arg s "$X11_SID" "$1" >/dev/null 2>&1; }
+inside loginctl lock-session "$X11_SID"
+OBJ=$(inside busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager GetSession s "$X11_SID" | awk '{print $2}' | tr -d '"')
+inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
+    org.freedesktop.login1.Session SetLockedHint b true
+check "watching collector sees the lock" wait_for 5 last_has '.sessions[] | select(.id == $s) | .locked and .presence == "locked"'
+inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
+    org.freedesktop.login1.Session SetLockedHint b false
+inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
+    org.freedesktop.login1.Session SetIdleHint b true
+check "watching collector sees the unlock and the idle hint" wait_for 5 last_has \
+    '.sessions[] | select(.id == $s) | (.locked | not) and .idle and .presence == "idle"'
+inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
+    org.freedesktop.login1.Session SetIdleHint b false
+check "watching collector sees activity again" wait_for 5 last_has '.sessions[] | select(.id == $s) | .presence == "active"'
+# A new session appears without restarting the collector (sd_login_monitor).
+NEW_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty)
+check "watching collector sees a new session" wait_for 5 bash -c \
+    "tail -n 1 '$WORK/watch.jsonl' | jq -e --arg s '$NEW_SID' '.sessions[] | select(.id == \$s)' >/dev/null"
+kill "$WATCH" 2>/dev/null || true
+wait "$WATCH" 2>/dev/null || true
+
+summary

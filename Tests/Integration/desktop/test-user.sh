@@ -1,0 +1,12 @@
+#!/bin/sh
+# Creates (if missing) the unprivileged account that runs compositors in the focus tests and prints
+# NAME:UID:GID:HOME. sway refuses to run as root. Needs root; prints nothing and fails otherwise.
+set -eu
+name=${1:-stfocus}
+if ! id -u "$name" >/dev/null 2>&1; then
+    useradd --create-home --shell /usr/sbin/nologin --comment "Screen Time focus tests" "$name" >/dev/null
+fi
+uid=$(id -u "$name")
+gid=$(id -g "$name")
+home=$(getent passwd "$name" | cut -d: -f6)
+echo "$name:$uid:$gid:$home"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs, only when some are missing.
+#   install-deps.sh build   what building needs (C libraries' -dev packages)
+#   install-deps.sh test    that, plus what the tests run against (logind in a container, X11, sway, D-Bus)
+set -euo pipefail
+BUILD=(pkg-config gcc libc6-dev libsystemd-dev libssl-dev libsqlite3-dev
+       libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev)
+TEST=(jq systemd systemd-container dbus dbus-bin libpam-systemd libpam0g-dev vim procps util-linux
+      xvfb openbox xdotool xterm x11-apps x11-utils sway foot wev)
+want=("${BUILD[@]}")
+[ "${1:-build}" = test ] && want+=("${TEST[@]}")
+missing=()
+for package in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "missing Debian packages: ${missing[*]}" >&2
+    echo "install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+command -v swift >/dev/null || { echo "swift is not on PATH (expected Swift 6.1 or newer, e.g. /opt/swift/usr/bin)" >&2; exit 1; }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs all tests of a built tree (`swift build --build-tests` first): the Swift test suites, then each
+# integration script under Tests/Integration (root only: they boot logind in a container, start X servers,
+# compositors and cgroups). Prints one closing line: "N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH=$PATH:/opt/swift/usr/bin
+failed_suites=()
+swift test --skip-build 2>&1 | tee .build/unit-tests.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed_suites+=("swift test")
+passed=0; failed=0
+if [ "$(id -u)" = 0 ]; then
+    for script in Tests/Integration/*.sh; do
+        case $(basename "$script") in lib.sh|logind-sandbox.sh) continue ;; esac
+        echo "== $script"
+        log=.build/$(basename "$script" .sh).log
+        bash "$script" 2>&1 | tee "$log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || failed_suites+=("$script")
+        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+        passed=$((passed + ${line%% passed*}))
+        rest=${line#*, }; failed=$((failed + ${rest%% failed*}))
+    done
+else
+    echo "integration tests skipped: they need root (logind container, X servers, cgroups)"
+fi
+echo "integration: $passed passed, $failed failed"
+if [ ${#failed_suites[@]} -gt 0 ]; then
+    echo "FAILED: ${failed_suites[*]}"
+    exit 1
+fi
