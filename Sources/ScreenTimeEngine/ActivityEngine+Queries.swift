@@ -80,7 +80,7 @@ extension ActivityEngine {
     }
 
     /// The policy a user's settings store holds, or `nil` if it is clear.
-    public func settings(of store: SettingsStoreName, for user: UserID) -> ShieldPolicy? {
+    public func settings(of store: SettingsStoreName, for user: UserID) -> ShieldSettings? {
         core.stores[user]?[store]
     }
 

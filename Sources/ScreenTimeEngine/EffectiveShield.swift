@@ -10,7 +10,7 @@ public struct EffectiveShield: Hashable, Sendable, Codable, CustomStringConverti
     public init() {}
 
     /// The union of several stores' policies.
-    public init<S: Sequence>(union policies: S) where S.Element == ShieldPolicy {
+    public init<S: Sequence>(union policies: S) where S.Element == ShieldSettings {
         for policy in policies {
             applications.formUnion(policy.applications ?? [])
             webDomains.formUnion(policy.webDomains ?? [])

@@ -19,7 +19,7 @@ struct EngineCore: Sendable, Codable {
     var nextSerial: UInt64 = 1
     var users: [UserState] = []
     var userIndex: [UserID: Int] = [:]
-    var stores: [UserID: [SettingsStoreName: ShieldPolicy]] = [:]
+    var stores: [UserID: [SettingsStoreName: ShieldSettings]] = [:]
     /// The effective shield last announced for each user; absent means empty.
     var shields: [UserID: EffectiveShield] = [:]
     var lastNow: Now?
@@ -52,7 +52,7 @@ struct EngineCore: Sendable, Codable {
         nextSerial = try container.decode(UInt64.self, forKey: .nextSerial)
         users = try container.decode([UserState].self, forKey: .users)
         userIndex = try container.decode([UserID: Int].self, forKey: .userIndex)
-        stores = try container.decode([UserID: [SettingsStoreName: ShieldPolicy]].self, forKey: .stores)
+        stores = try container.decode([UserID: [SettingsStoreName: ShieldSettings]].self, forKey: .stores)
         shields = try container.decode([UserID: EffectiveShield].self, forKey: .shields)
         lastNow = try container.decodeIfPresent(Now.self, forKey: .lastNow)
         requestedWakeUp = try container.decodeIfPresent(MonotonicInstant.self, forKey: .requestedWakeUp)
@@ -93,8 +93,8 @@ struct EngineCore: Sendable, Codable {
         case .systemWillSuspend:
             advanceAllUsers(to: now.monotonic.nanoseconds, clockOffset: now.clockOffset, into: &actions)
             forgetSessions()
-        case .settingsStoreChanged(let user, let store, let policy):
-            changeStore(store, of: user, to: policy, into: &actions)
+        case .settingsStoreChanged(let user, let store, let settings):
+            changeStore(store, of: user, to: settings, into: &actions)
         case .wakeUp:
             advanceAllUsers(to: now.monotonic.nanoseconds, clockOffset: now.clockOffset, into: &actions)
         case .wallClockChanged, .systemDidResume, .sessionsUnknown:
@@ -191,7 +191,7 @@ struct EngineCore: Sendable, Codable {
     // MARK: - Settings stores
 
     mutating func changeStore(
-        _ store: SettingsStoreName, of user: UserID, to policy: ShieldPolicy?, into actions: inout [Action]
+        _ store: SettingsStoreName, of user: UserID, to policy: ShieldSettings?, into actions: inout [Action]
     ) {
         var userStores = stores[user] ?? [:]
         guard userStores[store] != policy else { return }

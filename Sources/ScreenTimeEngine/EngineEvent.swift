@@ -25,7 +25,7 @@ extension ActivityEngine {
         case systemDidResume
         /// Every session's state is unknown (the collector restarted): stop counting until each is sampled again.
         case sessionsUnknown
-        /// A user's settings store now holds `policy`; `nil` clears the store (`clearAllSettings()`).
-        case settingsStoreChanged(user: UserID, store: SettingsStoreName, policy: ShieldPolicy?)
+        /// A user's settings store now holds `settings`; `nil` clears the store (`clearAllSettings()`).
+        case settingsStoreChanged(user: UserID, store: SettingsStoreName, settings: ShieldSettings?)
     }
 }

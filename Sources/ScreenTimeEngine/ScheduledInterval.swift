@@ -1,4 +1,5 @@
 import ScreenTimeModel
+import struct Foundation.TimeZone
 
 /// One interval of an activity's schedule: its local start and end as the schedule names them, and the wall-clock
 /// instants at which they fall in the engine's time zone.
@@ -18,6 +19,14 @@ public struct ScheduledInterval: Hashable, Sendable, Codable, CustomStringConver
 }
 
 extension ActivitySchedule {
+    /// The interval in progress at `instant`, or else the next one, in `timeZone`; `nil` if there is none.
+    public func currentOrNextInterval(at instant: WallClockInstant, in timeZone: TimeZone) -> ScheduledInterval? {
+        let zone = ZoneRules(timeZone: timeZone)
+        return interval(containing: instant, in: zone)
+            ?? firstInterval(
+                startingAtOrAfter: zone.localTime(at: instant), endingAfter: instant, in: zone, longestInterval: nil)
+    }
+
     /// The interval that starts at `localStart`, or `nil` when the end pattern never matches after it.
     func interval(startingAt localStart: LocalTime, in zone: ZoneRules) -> ScheduledInterval? {
         guard let localEnd = intervalEnd.firstMatch(atOrAfter: localStart + 1) else { return nil }

@@ -1,8 +1,12 @@
-/// What one settings store shields: the engine's form of Apple's `ShieldSettings`.
+/// What one settings store shields: Apple's `ShieldSettings`, which the `ManagedSettings` module re-exports.
 ///
 /// A `nil` field leaves that kind of shield to the other stores; the effective shield of a user is the union of
 /// all their stores, so the most restrictive store wins.
-public struct ShieldPolicy: Hashable, Sendable, Codable {
+public struct ShieldSettings: Hashable, Sendable, Codable {
+    /// Apple's spelling, `ShieldSettings.ActivityCategoryPolicy<Application>`, with our token as the member.
+    public typealias ActivityCategoryPolicy<Member: Hashable & Sendable & Codable> =
+        ScreenTimeModel.ActivityCategoryPolicy<Member>
+
     public var applications: Set<ApplicationToken>?
     public var applicationCategories: ActivityCategoryPolicy<ApplicationToken>?
     public var webDomains: Set<WebDomainToken>?

@@ -1,1 +1,0 @@
-// The DeviceActivity module; see docs/ARCHITECTURE.md.

@@ -1,1 +1,0 @@
-// The FamilyControls module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,23 @@
+import ScreenTimeModel
+import Synchronization
+
+/// Settings stores kept in this process's memory, for programs that run the engine themselves and for tests.
+public final class InProcessManagedSettings: ManagedSettingsConnection {
+    /// The stores `ManagedSettingsStore(named:)` uses when no connection is given.
+    public static let shared = InProcessManagedSettings()
+
+    private let stores = Mutex<[SettingsStoreName: ShieldSettings]>([:])
+
+    public init() {}
+
+    public func settings(of store: SettingsStoreName) -> ShieldSettings? {
+        stores.withLock { $0[store] }
+    }
+
+    public func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName) {
+        stores.withLock { $0[store] = settings }
+    }
+
+    /// Every store's settings, by name.
+    public var allSettings: [SettingsStoreName: ShieldSettings] { stores.withLock { $0 } }
+}

@@ -1,1 +1,0 @@
-// The ManagedSettings module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,49 @@
+import ScreenTimeModel
+
+/// A named set of restrictions an app applies: Apple's `ManagedSettingsStore`.
+///
+/// Several stores, of this app or others, may shield at once; what is shielded is their union, so the most
+/// restrictive store wins. Setting a property applies it at once:
+///
+/// ```swift
+/// let store = ManagedSettingsStore(named: .gaming)
+/// store.shield.applications = selection.applicationTokens
+/// store.shield.applicationCategories = .specific(selection.categoryTokens)
+/// store.clearAllSettings()
+/// ```
+public final class ManagedSettingsStore: Sendable {
+    /// The name of a store; `ManagedSettingsStore()` opens `.default`.
+    public typealias Name = SettingsStoreName
+
+    public let name: Name
+    private let connection: any ManagedSettingsConnection
+
+    /// The default store.
+    public convenience init() { self.init(named: .default) }
+
+    /// The store named `name`, shared by every `ManagedSettingsStore` of that name.
+    public convenience init(named name: Name) { self.init(named: name, connection: InProcessManagedSettings.shared) }
+
+    /// The store named `name`, kept by `connection` (the daemon's, or an in-process one in tests).
+    public init(named name: Name, connection: any ManagedSettingsConnection) {
+        self.name = name
+        self.connection = connection
+    }
+
+    /// What this store shields. Each assignment replaces the store's settings as a whole.
+    public var shield: ShieldSettings {
+        get { connection.settings(of: name) ?? ShieldSettings() }
+        set { connection.setSettings(newValue.isEmpty ? nil : newValue, of: name) }
+    }
+
+    /// Clears every setting of this store (other stores keep theirs).
+    public func clearAllSettings() { connection.setSettings(nil, of: name) }
+}
+
+/// Where settings stores live: the daemon (over D-Bus) or this process.
+public protocol ManagedSettingsConnection: Sendable {
+    /// The settings a store holds, or `nil` when it is clear.
+    func settings(of store: SettingsStoreName) -> ShieldSettings?
+    /// Replaces a store's settings; `nil` clears it.
+    func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName)
+}

@@ -1,0 +1,19 @@
+/// A button pressed on a shield: Apple's `ShieldAction`.
+public enum ShieldAction: String, Hashable, Sendable, Codable, CustomStringConvertible {
+    case primaryButtonPressed
+    case secondaryButtonPressed
+
+    public var description: String { rawValue }
+}
+
+/// What a shield does after its button was handled: Apple's `ShieldActionResponse`.
+public enum ShieldActionResponse: String, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Close the shielded app.
+    case close
+    /// Keep the shield up and let the app's settings be looked at again (ask again later).
+    case `defer`
+    /// Do nothing: the shield stays.
+    case none
+
+    public var description: String { rawValue }
+}
