@@ -1,0 +1,52 @@
+import Foundation
+import ScreenTimeModel
+
+/// One stretch of one app in front in one session, as the daemon reports it each tick.
+///
+/// The daemon reports the same stretch again with a later `end` and a larger `duration` while the app stays in
+/// front; `(session, application, start)` identifies the stretch, so the recorder updates one row rather than
+/// adding one per tick.
+public struct UsageInterval: Hashable, Sendable {
+    /// The user whose use it is.
+    public var user: UserID
+    /// The logind session it happened in.
+    public var session: SessionID
+    /// The app and its category.
+    public var use: AppUse
+    /// Wall time the stretch began.
+    public var start: Date
+    /// Wall time of its latest tick.
+    public var end: Date
+    /// Use counted on the monotonic clock from `start` to `end` (suspend and clock changes excluded).
+    public var duration: Duration
+
+    /// Creates an interval.
+    public init(user: UserID, session: SessionID, use: AppUse, start: Date, end: Date, duration: Duration) {
+        self.user = user
+        self.session = session
+        self.use = use
+        self.start = start
+        self.end = end
+        self.duration = duration
+    }
+}
+
+/// A pickup: the first app a user turned to after coming back to a session.
+public struct Pickup: Hashable, Sendable {
+    /// The user.
+    public var user: UserID
+    /// The session.
+    public var session: SessionID
+    /// The app picked up.
+    public var application: ApplicationToken
+    /// Wall time of the pickup.
+    public var time: Date
+
+    /// Creates a pickup.
+    public init(user: UserID, session: SessionID, application: ApplicationToken, time: Date) {
+        self.user = user
+        self.session = session
+        self.application = application
+        self.time = time
+    }
+}

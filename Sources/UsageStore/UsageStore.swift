@@ -1,1 +1,0 @@
-// The UsageStore module; see docs/ARCHITECTURE.md.
