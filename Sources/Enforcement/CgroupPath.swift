@@ -33,7 +33,8 @@ public struct CgroupPath: RawRepresentable, Hashable, Comparable, Sendable, Coda
     ///
     /// True for the units a desktop or a package system starts per app: systemd app scopes
     /// (`app-gnome-org.example.Game-4242.scope`, `app-flatpak-org.example.Game-12345.scope`), snap scopes
-    /// (`snap.supertuxkart.supertuxkart-<uuid>.scope`) and templated app services (`app-org.example.Game@ab12.service`).
+    /// (`snap.supertuxkart.supertuxkart-<uuid>.scope`) and templated app services
+    /// (`app-org.example.Game@ab12.service`).
     /// False for everything shared: session scopes (`session-3.scope`), slices (`app.slice`, `user-1000.slice`), the
     /// user manager (`user@1000.service`), `init.scope`, plain services, the root. A path with `.` or `..`
     /// components is refused as well, and so is one below a session scope.

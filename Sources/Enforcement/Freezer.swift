@@ -138,8 +138,9 @@ public struct Freezer: Sendable {
                 let state = frozen ? "frozen 1" : "frozen 0"
                 throw EnforcementError(.freezeTimedOut, "\(cgroup) did not report \(state) within \(timeout)")
             }
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000
-                + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: remaining.components.seconds * 1000
+                    + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             do {
                 _ = try Syscall.poll(descriptor, events: Int16(POLLPRI), timeoutMilliseconds: milliseconds)
             } catch {

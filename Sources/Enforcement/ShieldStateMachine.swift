@@ -49,7 +49,9 @@ public struct ShieldStateMachine: Sendable {
                 guard !state.frozen.isEmpty || !state.stopped.isEmpty else { return nil }
                 return HeldResources.App(
                     app: app, frozen: state.frozen.sorted(),
-                    stopped: state.stopped.sorted { $0.pid < $1.pid || ($0.pid == $1.pid && $0.startTime < $1.startTime) })
+                    stopped: state.stopped.sorted {
+                        $0.pid < $1.pid || ($0.pid == $1.pid && $0.startTime < $1.startTime)
+                    })
             })
     }
 

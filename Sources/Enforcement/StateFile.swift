@@ -33,7 +33,8 @@ public struct StateFile: Sendable {
         }
         guard held.version == HeldResources.currentVersion else {
             throw EnforcementError(
-                .stateFileFailed, "\(path) has format version \(held.version), expected \(HeldResources.currentVersion)")
+                .stateFileFailed, "\(path) has format version \(held.version), expected \(HeldResources.currentVersion)"
+            )
         }
         return held
     }

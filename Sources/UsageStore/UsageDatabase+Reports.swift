@@ -17,7 +17,8 @@ extension UsageDatabase {
             let overlap = """
                 FROM usageInterval i JOIN loginSession s ON s.id = i.sessionRowID
                 WHERE s.uid = :uid AND i.startMilliseconds < :to
-                  AND (i.endMilliseconds > :from OR (i.endMilliseconds = i.startMilliseconds AND i.startMilliseconds >= :from))
+                  AND (i.endMilliseconds > :from
+                       OR (i.endMilliseconds = i.startMilliseconds AND i.startMilliseconds >= :from))
                 """
             let arguments: StatementArguments = ["uid": uid, "from": from, "to": to]
             var byApplication: [ApplicationToken: Duration] = [:]

@@ -72,7 +72,8 @@ public struct UsageRecorder: Sendable {
         let openRows = openIntervalRows
         let bootID = bootID
         let (summary, writtenRows) = try database.writer.write { db in
-            var summary = FlushSummary(intervalsInserted: 0, intervalsExtended: 0, pickupsInserted: 0, savedSnapshot: false)
+            var summary = FlushSummary(
+                intervalsInserted: 0, intervalsExtended: 0, pickupsInserted: 0, savedSnapshot: false)
             var writtenRows: [IntervalKey: Int64] = [:]
             func sessionRow(_ session: SessionID, _ user: UserID) throws -> Int64 {
                 if let row = sessionRows[session] { return row }
@@ -138,7 +139,8 @@ public struct UsageRecorder: Sendable {
     }
 
     private static func sessionRow(_ db: Database, bootID: String, session: SessionID, user: UserID) throws -> Int64 {
-        if let row = try LoginSessionRecord
+        if let row =
+            try LoginSessionRecord
             .filter(Column("bootID") == bootID && Column("sessionID") == session.rawValue)
             .fetchOne(db), let id = row.id
         {

@@ -31,7 +31,8 @@ extension KernelTests {
             var report = enforcer.apply(desired: [game: .freeze], observed: observed, at: clock.now)
             #expect(report.failures.isEmpty)
             #expect(eventually { schedulerState(first) == "T" && schedulerState(second) == "T" })
-            #expect(try stateFile.load().apps == [.init(app: game, stopped: [first, second].sorted { $0.pid < $1.pid })])
+            #expect(
+                try stateFile.load().apps == [.init(app: game, stopped: [first, second].sorted { $0.pid < $1.pid })])
 
             // The user resumes one: the next tick stops it again.
             Glibc.kill(first.pid.rawValue, SIGCONT)
@@ -91,7 +92,8 @@ extension KernelTests {
             let start = ContinuousClock.now
 
             let first = enforcer.apply(desired: [game: mode], observed: observed, at: start)
-            #expect(first.applied == [.signal(.terminate, polite, app: game), .signal(.terminate, stubborn, app: game)])
+            #expect(
+                first.applied == [.signal(.terminate, polite, app: game), .signal(.terminate, stubborn, app: game)])
             #expect(eventually { processes.reapIfExited(polite) })
             #expect(allMakeProgress([stubborn]))
 

@@ -156,7 +156,9 @@ final class TestCgroup {
 
     func remove() {
         try? write("0", to: "cgroup.freeze")
-        _ = eventually { (try? String(contentsOfFile: directory.string + "/cgroup.procs", encoding: .utf8))?.isEmpty ?? true }
+        _ = eventually {
+            (try? String(contentsOfFile: directory.string + "/cgroup.procs", encoding: .utf8))?.isEmpty ?? true
+        }
         rmdir(directory.string)
     }
 
@@ -170,6 +172,10 @@ final class TestCgroup {
         // Guarded by the lock; tests run in parallel.
         private var value = 0
         private let lock = NSLock()
-        func next() -> Int { lock.withLock { value += 1; return value } }
+        func next() -> Int {
+            lock.withLock {
+                value += 1; return value
+            }
+        }
     }
 }
