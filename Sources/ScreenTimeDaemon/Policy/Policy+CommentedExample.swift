@@ -1,0 +1,44 @@
+extension Policy {
+    /// A complete, commented policy file: what `screentime policy example` prints and a starting point for
+    /// `$XDG_CONFIG_HOME/screentime/policy.toml`. It parses (a test keeps it so).
+    public static let commentedExample = #"""
+        # Screen Time policy: ~/.config/screentime/policy.toml
+        # Apps are named by their desktop-entry id (org.gnome.Calculator) or, for a program without a desktop
+        # entry, by its executable's file name (supertuxkart).
+
+        # Apps that are never limited and stay usable during downtime.
+        always_allowed = ["org.gnome.Calculator", "org.gnome.Settings"]
+
+        # A daily limit. Add as many [[limit]] tables as you like; each needs its own name.
+        [[limit]]
+        name = "games"
+        apps = ["org.example.Game", "supertuxkart"]
+        # Categories: games, social, entertainment, creativity, education, productivity-finance,
+        # information-reading, health-fitness, utilities, shopping-food, travel, web-browsers,
+        # developer-tools, other.
+        categories = ["games"]
+        daily = "1h30m"        # also "45s", "20m", "2h"
+        warning = "5m"         # a notification this long before the limit
+        shield = "freeze"      # or "terminate" (quit the app; killed after `grace`, default "10s")
+
+        [[limit]]
+        name = "video"
+        categories = ["entertainment"]
+        daily = "2h"
+        shield = "terminate"
+        grace = "30s"
+
+        # A daily span in which only allowed apps may be used. An end before the start means the next morning.
+        [[downtime]]
+        name = "bedtime"
+        start = "21:30"
+        end = "07:00"
+        allow = ["org.gnome.Calculator"]
+
+        # How shields look and how much more time they may offer.
+        [shield]
+        message = "Time's up for today.\nAsk for more time if you need it."
+        extra = "15m"          # what "more time" gives
+        extra_times = 2        # how many times a day
+        """#
+}

@@ -1,0 +1,115 @@
+import Foundation
+import ScreenTimeModel
+
+/// The declarative policy a person writes by hand in `$XDG_CONFIG_HOME/screentime/policy.toml`: daily limits,
+/// downtimes, apps that are always allowed, and how shields look and offer more time.
+public struct Policy: Hashable, Sendable {
+    /// A daily time limit on some apps and categories.
+    public struct Limit: Hashable, Sendable {
+        /// What happens when the limit is reached.
+        public enum Shield: Hashable, Sendable {
+            /// The apps are frozen until the limit resets or more time is given.
+            case freeze
+            /// The apps are asked to quit (`SIGTERM`), then killed after `grace`.
+            case terminate(grace: Duration)
+        }
+
+        /// The limit's name, unique in the file; extra time is granted per name.
+        public var name: String
+        /// Apps counted, by desktop-entry id or executable file name.
+        public var applications: [AppID]
+        /// Categories counted. With no apps and no categories, all use counts (Apple's empty selection).
+        public var categories: [ActivityCategory]
+        /// Use allowed per day.
+        public var daily: Duration
+        /// How long before the limit to warn; nil for no warning.
+        public var warning: Duration?
+        /// What happens at the limit.
+        public var shield: Shield
+    }
+
+    /// A time of day, in local time.
+    public struct TimeOfDay: Hashable, Sendable, Comparable, CustomStringConvertible {
+        /// 0…23.
+        public var hour: Int
+        /// 0…59.
+        public var minute: Int
+        /// Orders by hour, then minute.
+        public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.hour, lhs.minute) < (rhs.hour, rhs.minute) }
+        /// `HH:MM`.
+        public var description: String {
+            (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+        }
+    }
+
+    /// A daily span of time in which only allowed apps may be used.
+    public struct Downtime: Hashable, Sendable {
+        /// The downtime's name, unique in the file.
+        public var name: String
+        /// When it begins each day.
+        public var start: TimeOfDay
+        /// When it ends; earlier than `start` means the next day (`21:30` to `07:00`).
+        public var end: TimeOfDay
+        /// Apps usable during the downtime, besides `Policy.alwaysAllowed`.
+        public var allowed: [AppID]
+
+        /// Whether the span crosses midnight.
+        public var crossesMidnight: Bool { end < start }
+    }
+
+    /// How shields look and how much more time they may offer.
+    public struct ShieldSettings: Hashable, Sendable {
+        /// Text shown on the shield; nil for the default text.
+        public var message: String?
+        /// Time the shield's "more time" button gives; nil for no button.
+        public var extraTime: Duration?
+        /// How many times a day more time may be taken.
+        public var extraTimesPerDay: Int
+
+        /// No message, no extra time.
+        public init(message: String? = nil, extraTime: Duration? = nil, extraTimesPerDay: Int = 0) {
+            self.message = message
+            self.extraTime = extraTime
+            self.extraTimesPerDay = extraTimesPerDay
+        }
+    }
+
+    /// Apps never limited nor blocked by downtime.
+    public var alwaysAllowed: [AppID]
+    /// Daily limits, in file order.
+    public var limits: [Limit]
+    /// Downtimes, in file order.
+    public var downtimes: [Downtime]
+    /// Shield settings.
+    public var shield: ShieldSettings
+
+    /// The default `SIGTERM`-to-`SIGKILL` grace period of `shield = "terminate"`.
+    public static let defaultTerminateGrace = Duration.seconds(10)
+
+    /// Where the policy file lives: `$XDG_CONFIG_HOME/screentime/policy.toml`, or `~/.config/…` when
+    /// `XDG_CONFIG_HOME` is unset or not absolute (as the XDG base-directory specification says).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        var base = environment["XDG_CONFIG_HOME"] ?? ""
+        if !base.hasPrefix("/") { base = (environment["HOME"] ?? NSHomeDirectory()) + "/.config" }
+        return base + "/screentime/policy.toml"
+    }
+
+    /// Reads and parses the policy file at `path`.
+    ///
+    /// - Throws: `PolicyError`, positioned at line 1 column 1 when the file cannot be read.
+    public static func load(from path: String) throws(PolicyError) -> Policy {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw PolicyError(
+                file: path, line: 1, column: 1, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses a policy from TOML text; `file` names it in errors.
+    public static func parse(_ text: String, file: String = "policy.toml") throws(PolicyError) -> Policy {
+        try PolicyDecoder(file: file).decode(try TOMLParser.parse(text, file: file))
+    }
+}
