@@ -35,6 +35,8 @@ public final class Collector {
     private var focusSources: [SessionID: any FocusSource] = [:]
     private var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     private var terminalReaders: [UInt32: ProcessID] = [:]
+    private var accounted: [ProcessID: (key: CountKey, startTime: UInt64)] = [:]
+    private var processCounts: [CountKey: Int] = [:]
 
     public init(configuration: Configuration = Configuration(), tokenizer: Tokenizer) {
         self.configuration = configuration
@@ -76,7 +78,11 @@ public final class Collector {
     /// come from the caller.
     public func tick(now: Duration, wallNow: Int64) -> ActivitySnapshot {
         let changes = table.refresh()
-        for pid in changes.added { resolve(pid) }
+        for entry in changes.removed { unaccount(entry.pid, ifStartedAt: entry.stat.startTime) }
+        for pid in changes.added {
+            if table.entries[pid]?.app == nil { resolve(pid) }
+            account(pid)
+        }
         let sessions = logind?.sessions(now: now) ?? terminalSessions()
         let live = Set(sessions.map(\.id))
         for (id, source) in focusSources where !live.contains(id) {
@@ -85,25 +91,22 @@ public final class Collector {
         }
         focusProblems = focusProblems.filter { live.contains($0.key) }
 
-        var members: [SessionID: [ProcessID: ProcessEntry]] = [:]
-        let appOwners = userManagerSessions(sessions)
-        for entry in table.entries.values where entry.app != nil {
-            guard let group = entry.controlGroup else { continue }
-            if let scope = group.sessionScope {
-                members[SessionID(scope), default: [:]][entry.pid] = entry
-            } else if group.path.contains("/app.slice/"), let owner = group.sliceOwner,
-                let session = appOwners[UserID(owner)]
-            {
-                members[session, default: [:]][entry.pid] = entry
-            } else if logind == nil, entry.stat.terminal != 0 {
-                members[SessionID("tty\(entry.stat.terminal)"), default: [:]][entry.pid] = entry
-            }
+        var members: [MembershipScope: [UserID: [AppID: Int]]] = [:]
+        for (key, count) in processCounts where count > 0 {
+            members[key.scope, default: [:]][key.user, default: [:]][key.app] = count
         }
-
+        let appOwners = userManagerSessions(sessions)
         var activities: [SessionActivity] = []
         var samples: [UsageSample] = []
         for session in sessions {
-            let activity = observe(session, members: members[session.id] ?? [:], now: now, wallNow: wallNow)
+            var counts = members[.session(session.id)]?[session.user] ?? [:]
+            if appOwners[session.user] == session.id {
+                counts.merge(members[.userApps(session.user)]?[session.user] ?? [:], uniquingKeysWith: +)
+            }
+            if logind == nil, let device = session.tty.flatMap(terminalDevice) {
+                counts.merge(members[.terminal(device)]?[session.user] ?? [:], uniquingKeysWith: +)
+            }
+            let activity = observe(session, appCounts: counts, now: now, wallNow: wallNow)
             activities.append(activity)
             let uses: [AppUse]
             switch activity.focus {
@@ -119,6 +122,47 @@ public final class Collector {
                 UsageSample(user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses))
         }
         return ActivitySnapshot(logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
+    }
+
+    /// Where a process's app is counted: a logind session's scope, a user manager's apps (shown in the user's main
+    /// session), or a terminal (without logind).
+    enum MembershipScope: Hashable {
+        case session(SessionID)
+        case userApps(UserID)
+        case terminal(UInt32)
+    }
+
+    struct CountKey: Hashable {
+        var scope: MembershipScope
+        var user: UserID
+        var app: AppID
+    }
+
+    /// Adds a resolved process to the running-app counts (maintained incrementally, so a tick costs nothing per
+    /// unchanged process).
+    private func account(_ pid: ProcessID) {
+        unaccount(pid, ifStartedAt: nil)
+        guard let entry = table.entries[pid], let app = entry.app, let group = entry.controlGroup else { return }
+        let scope: MembershipScope
+        if let session = group.sessionScope {
+            scope = .session(SessionID(session))
+        } else if group.isInAppSlice, let owner = group.sliceOwner {
+            scope = .userApps(UserID(owner))
+        } else if logind == nil, entry.stat.terminal != 0 {
+            scope = .terminal(entry.stat.terminal)
+        } else {
+            return
+        }
+        let key = CountKey(scope: scope, user: entry.user, app: app.id)
+        accounted[pid] = (key, entry.stat.startTime)
+        processCounts[key, default: 0] += 1
+    }
+
+    private func unaccount(_ pid: ProcessID, ifStartedAt startTime: UInt64?) {
+        guard let (key, started) = accounted[pid], startTime == nil || startTime == started else { return }
+        accounted[pid] = nil
+        processCounts[key, default: 0] -= 1
+        if processCounts[key] == 0 { processCounts[key] = nil }
     }
 
     private func resolve(_ pid: ProcessID) {
@@ -142,13 +186,9 @@ public final class Collector {
     }
 
     private func observe(
-        _ session: SessionInfo, members: [ProcessID: ProcessEntry], now: Duration, wallNow: Int64
+        _ session: SessionInfo, appCounts counts: [AppID: Int], now: Duration, wallNow: Int64
     ) -> SessionActivity {
         let catalog = catalog(for: session.user)
-        var counts: [AppID: Int] = [:]
-        for entry in members.values where entry.user == session.user {
-            if let app = entry.app { counts[app.id, default: 0] += 1 }
-        }
         let running = counts.map { id, count in
             let label = catalog.label(for: id)
             return RunningApp(id: id, name: label.name, token: label.token, category: label.category, processCount: count)
@@ -299,8 +339,8 @@ public final class Collector {
     /// Without logind: one pseudo-session per terminal that user processes hold, named `ttyN` by device number.
     private func terminalSessions() -> [SessionInfo] {
         var owners: [UInt32: UserID] = [:]
-        for entry in table.entries.values where entry.stat.terminal != 0 && entry.user.rawValue != 0 {
-            owners[entry.stat.terminal] = owners[entry.stat.terminal] ?? entry.user
+        for (key, count) in processCounts where count > 0 && key.user.rawValue != 0 {
+            if case .terminal(let device) = key.scope { owners[device] = owners[device] ?? key.user }
         }
         return owners.sorted { $0.key < $1.key }.map { device, user in
             let major = (device >> 8) & 0xfff

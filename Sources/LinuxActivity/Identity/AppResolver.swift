@@ -21,7 +21,13 @@ public struct AppResolver: Sendable {
                 if let id = UnitName.appID(of: unit) { return ResolvedApp(id: id, source: .unit) }
             }
         }
-        if let id = flatpakApplication(of: entry.pid) { return ResolvedApp(id: id, source: .flatpak) }
+        // Inside a flatpak sandbox the executable lives under /app or /usr of the runtime; only then is
+        // /.flatpak-info worth a look (flatpak normally names its scope too, caught above).
+        if entry.executable?.hasPrefix("/app/") ?? true || entry.controlGroup?.path.contains("flatpak") == true,
+            let id = flatpakApplication(of: entry.pid)
+        {
+            return ResolvedApp(id: id, source: .flatpak)
+        }
         let program = program(of: entry)
         if let program, let desktopEntry = desktopEntries.entry(forExecutable: program.path) {
             return ResolvedApp(id: AppID(desktopEntry.id), source: .desktopEntry)

@@ -2,57 +2,62 @@
 public struct ControlGroup: Hashable, Sendable {
     /// The unified (v2) path, e.g. `/user.slice/user-1000.slice/session-3.scope`; on a legacy (v1-only) system,
     /// the `name=systemd` hierarchy's path, which systemd keeps with the same layout.
-    public var path: String
+    public let path: String
+    /// The logind session whose scope holds this cgroup (`session-ID.scope`), if any.
+    public let sessionScope: String?
+    /// The uid whose user manager (`user@UID.service`) or `user-UID.slice` holds this cgroup, if any.
+    public let sliceOwner: UInt32?
+    /// Whether the cgroup lies in a user manager's `app.slice`, where desktops start apps.
+    public let isInAppSlice: Bool
 
-    public init(path: String) { self.path = path }
+    public init(path: String) {
+        self.path = path
+        var sessionScope: String?
+        var sliceOwner: UInt32?
+        var isInAppSlice = false
+        for component in path.utf8.split(separator: UInt8(ascii: "/")) {
+            let text = Substring(component)
+            if text.hasPrefix("session-"), text.hasSuffix(".scope") {
+                sessionScope = String(text.dropFirst(8).dropLast(6))
+            } else if text.hasPrefix("user@"), text.hasSuffix(".service") {
+                sliceOwner = UInt32(text.dropFirst(5).dropLast(8)) ?? sliceOwner
+            } else if sliceOwner == nil, text.hasPrefix("user-"), text.hasSuffix(".slice") {
+                sliceOwner = UInt32(text.dropFirst(5).dropLast(6))
+            } else if text == "app.slice" {
+                isInAppSlice = true
+            }
+        }
+        self.sessionScope = sessionScope
+        self.sliceOwner = sliceOwner
+        self.isInAppSlice = isInAppSlice
+    }
 
     /// Parses `/proc/PID/cgroup`. Lines are `ID:CONTROLLERS:PATH`; PATH itself may contain `:`. The v2 line
     /// (`0::PATH`) wins; on v1-only systems the `name=systemd` line is used. Returns nil when neither exists.
     public init?(parsing text: String) {
-        var legacy: String?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let first = line.firstIndex(of: ":") else { continue }
-            let rest = line[line.index(after: first)...]
-            guard let second = rest.firstIndex(of: ":") else { continue }
+        self.init(parsing: Array(text.utf8)[...])
+    }
+
+    /// Parses the bytes of `/proc/PID/cgroup` (see `init(parsing:)` for text).
+    public init?(parsing bytes: ArraySlice<UInt8>) {
+        var legacy: ArraySlice<UInt8>?
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            guard let first = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let rest = line[(first + 1)...]
+            guard let second = rest.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let hierarchy = line[..<first]
             let controllers = rest[..<second]
-            let path = String(rest[rest.index(after: second)...])
-            if hierarchy == "0", controllers.isEmpty {
-                self.path = path
+            let path = rest[(second + 1)...]
+            if hierarchy.elementsEqual("0".utf8), controllers.isEmpty {
+                self.init(path: String(decoding: path, as: UTF8.self))
                 return
             }
-            if controllers == "name=systemd" { legacy = path }
+            if controllers.elementsEqual("name=systemd".utf8) { legacy = path }
         }
         guard let legacy else { return nil }
-        self.path = legacy
+        self.init(path: String(decoding: legacy, as: UTF8.self))
     }
 
-    /// The path's components, last first: the unit the process lives in and the slices above it.
-    public var units: [Substring] { path.split(separator: "/").reversed() }
-
-    /// The uid whose user manager or `user-UID.slice` holds this cgroup, if any.
-    public var sliceOwner: UInt32? {
-        for component in path.split(separator: "/") {
-            if component.hasPrefix("user@"), component.hasSuffix(".service") {
-                return UInt32(component.dropFirst(5).dropLast(8))
-            }
-            if component.hasPrefix("user-"), component.hasSuffix(".slice") {
-                return UInt32(component.dropFirst(5).dropLast(6))
-            }
-        }
-        return nil
-    }
-
-    /// The logind session whose scope holds this cgroup (`session-ID.scope`), if any.
-    public var sessionScope: String? {
-        for component in path.split(separator: "/") where component.hasPrefix("session-") && component.hasSuffix(".scope") {
-            return String(component.dropFirst(8).dropLast(6))
-        }
-        return nil
-    }
-
-    /// Whether the cgroup lies inside a user manager's tree (`user@UID.service`), where desktops start apps.
-    public var isInUserManager: Bool {
-        path.split(separator: "/").contains { $0.hasPrefix("user@") && $0.hasSuffix(".service") }
-    }
+    /// Whether the cgroup lies inside a user manager's tree (`user@UID.service`).
+    public var isInUserManager: Bool { path.contains("/user@") }
 }

@@ -1,8 +1,8 @@
 import Glibc
 import ScreenTimeModel
 
-/// The processes under a procfs mount, kept up to date cheaply: each refresh lists the directory, reads only pids
-/// not seen before and drops pids that are gone. Identity is (pid, start time): a pid reused between two refreshes is
+/// The processes under a procfs mount, kept up to date cheaply: a refresh reads only processes not seen before (found
+/// through proc connector events, or by listing the directory) and drops those that are gone. Identity is (pid, start time): a pid reused between two refreshes is
 /// noticed when its start time is re-checked (`verify`), never taken for the old process.
 ///
 /// Owned by one task.
@@ -24,10 +24,81 @@ public final class ProcessTable {
         public var removed: [ProcessEntry] = []
     }
 
-    /// Lists the procfs directory, reads new processes and forgets vanished ones. New processes are returned oldest
-    /// first (by start time), so that a parent is always known before its children.
+    /// Brings the table up to date and reports what changed. New processes are returned oldest first (by start
+    /// time), so that a parent is always known before its children.
+    ///
+    /// With proc connector events (the real `/proc`, initial namespaces, root or Linux ≥ 6.6) only the processes
+    /// that forked, executed or exited are read, and `/proc` is listed again only on an event overflow or every
+    /// `rescanInterval` refreshes; otherwise `/proc` is listed each time.
     @discardableResult
     public func refresh() -> Changes {
+        var changes = carried
+        carried = Changes()
+        let fresh = refreshSources()
+        changes.added += fresh.added
+        changes.removed += fresh.removed
+        return changes
+    }
+
+    private func refreshSources() -> Changes {
+        if events == nil, !eventsTried {
+            eventsTried = true
+            if procRoot == "/proc", useProcessEvents { events = ProcessEvents.open() }
+        }
+        refreshesSinceScan += 1
+        guard let events, generation > 0, refreshesSinceScan < rescanInterval else {
+            refreshesSinceScan = 0
+            if let events { _ = events.drain() }
+            return scan()
+        }
+        switch events.drain() {
+        case .overflow:
+            refreshesSinceScan = 0
+            return scan()
+        case .events(let batch):
+            var changes = Changes()
+            guard !batch.isEmpty else { return changes }
+            var pending: Set<ProcessID> = []
+            for event in batch {
+                switch event {
+                case .fork(let child, _):
+                    pending.insert(child)
+                case .exec(let pid):
+                    pending.insert(pid)
+                case .rename:
+                    break
+                case .exit(let pid):
+                    pending.remove(pid)
+                    if let entry = entries.removeValue(forKey: pid) { changes.removed.append(entry) }
+                }
+            }
+            var fresh: [ProcessEntry] = []
+            for pid in pending {
+                if let old = entries.removeValue(forKey: pid) { changes.removed.append(old) }
+                if var entry = readEntry(pid) {
+                    entry.generation = generation
+                    fresh.append(entry)
+                }
+            }
+            insert(fresh, into: &changes)
+            return changes
+        }
+    }
+
+    /// Whether `refresh` may use proc connector events (tests that compare both paths turn it off).
+    public var useProcessEvents = true
+    /// With events, `/proc` is still listed every this many refreshes, to catch anything the kernel didn't report.
+    public var rescanInterval = 60
+    /// Whether proc connector events are in use.
+    public var followsProcessEvents: Bool { events != nil }
+    private var events: ProcessEvents?
+    /// Replacements and disappearances found by `verify`, reported by the next `refresh`.
+    private var carried = Changes()
+    private var eventsTried = false
+    private var refreshesSinceScan = 0
+
+    /// Lists the procfs directory, reads new processes and forgets vanished ones.
+    private func scan() -> Changes {
         generation &+= 1
         let current = generation
         newPIDs.removeAll(keepingCapacity: true)
@@ -40,11 +111,9 @@ public final class ProcessTable {
             }
         }
         var changes = Changes()
-        if entries.count + newPIDs.count > 0 {
-            for (pid, entry) in entries where entry.generation != current {
-                changes.removed.append(entry)
-                entries[pid] = nil
-            }
+        for (pid, entry) in entries where entry.generation != current {
+            changes.removed.append(entry)
+            entries[pid] = nil
         }
         var fresh: [ProcessEntry] = []
         for pid in newPIDs {
@@ -53,12 +122,15 @@ public final class ProcessTable {
                 fresh.append(entry)
             }
         }
-        fresh.sort { ($0.stat.startTime, $0.pid) < ($1.stat.startTime, $1.pid) }
-        for entry in fresh {
+        insert(fresh, into: &changes)
+        return changes
+    }
+
+    private func insert(_ fresh: [ProcessEntry], into changes: inout Changes) {
+        for entry in fresh.sorted(by: { ($0.stat.startTime, $0.pid) < ($1.stat.startTime, $1.pid) }) {
             entries[entry.pid] = entry
             changes.added.append(entry.pid)
         }
-        return changes
     }
 
     /// Re-reads `/proc/PID/stat` now (fresh state, foreground group). Nil when the process is gone.
@@ -75,6 +147,7 @@ public final class ProcessTable {
         guard let known = entries[pid] else { return nil }
         guard let stat = currentStat(of: pid) else {
             entries[pid] = nil
+            carried.removed.append(known)
             return nil
         }
         let executable = Self.executable(procRoot: procRoot, pid: pid)
@@ -82,12 +155,14 @@ public final class ProcessTable {
             entries[pid]!.stat = stat
             return entries[pid]
         }
+        carried.removed.append(known)
         guard var entry = readEntry(pid) else {
             entries[pid] = nil
             return nil
         }
         entry.generation = known.generation
         entries[pid] = entry
+        carried.added.append(pid)
         return entry
     }
 
@@ -97,9 +172,18 @@ public final class ProcessTable {
     private func readEntry(_ pid: ProcessID) -> ProcessEntry? {
         let directory = "\(procRoot)/\(pid.rawValue)"
         guard let stat = currentStat(of: pid), let status = FileSystem.status(directory) else { return nil }
+        if stat.pid.rawValue == 2 || stat.parent.rawValue == 2 {
+            return ProcessEntry(
+                stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
+                generation: 0)
+        }
         let executable = Self.executable(procRoot: procRoot, pid: pid)
+        // The command line matters only for interpreters (their script is the program) and when the executable
+        // can't be read; skipping it elsewhere saves a third of a cold scan.
         var arguments: [String] = []
-        if let count = (directory + "/cmdline").withCString({ FileSystem.read($0, into: &buffer) }), count > 0 {
+        if executable.map({ ProgramResolver.isInterpreter(baseName($0)) }) ?? true,
+            let count = (directory + "/cmdline").withCString({ FileSystem.read($0, into: &buffer) }), count > 0
+        {
             arguments = buffer[..<count].split(separator: 0, omittingEmptySubsequences: false).map {
                 String(decoding: $0, as: UTF8.self)
             }
@@ -107,7 +191,7 @@ public final class ProcessTable {
         }
         var controlGroup: ControlGroup?
         if let count = (directory + "/cgroup").withCString({ FileSystem.read($0, into: &buffer) }) {
-            controlGroup = ControlGroup(parsing: String(decoding: buffer[..<count], as: UTF8.self))
+            controlGroup = ControlGroup(parsing: buffer[..<count])
         }
         return ProcessEntry(
             stat: stat, user: UserID(status.st_uid), executable: executable, arguments: arguments,
