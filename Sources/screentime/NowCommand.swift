@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import LinuxActivity
 import ScreenTimeModel
 
@@ -50,6 +51,7 @@ struct NowCommand: AsyncParsableCommand {
                 }
                 print(NowTable.render(snapshot, tally: watch ? tally : nil))
             }
+            fflush(stdout)
             if watch {
                 deadline = deadline.advanced(by: .seconds(1))
                 try await Task.sleep(until: deadline, clock: clock)

@@ -21,4 +21,22 @@ int clinux_sched_reset_on_fork(void);
    directory `cgroup_fd` refers to (so a frozen cgroup holds it before it runs a single instruction of `path`). The child starts with
    default signal dispositions and an empty signal mask. Returns the child's pid, or -1 with errno set. The child exits with status 127 if execve fails. */
 pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv[], char *const envp[]);
+
+/* Kernel proc connector (NETLINK_CONNECTOR, CN_IDX_PROC): process fork, exec and exit events. */
+
+/* One process event. `kind` is 1 fork (pid = the child, parent = the parent), 2 exec, 3 exit, 4 comm change
+   (prctl PR_SET_NAME), 0 anything else. Thread events (pid != tgid) are not reported. */
+struct clinux_process_event {
+    int kind;
+    pid_t pid;
+    pid_t parent;
+};
+
+/* Opens a non-blocking proc connector socket, subscribes to events and asks for a receive buffer of `buffer_bytes`.
+   Returns the socket or -1 with errno set (EPERM without CAP_NET_ADMIN on kernels before 6.6). */
+int clinux_proc_events_open(int buffer_bytes);
+
+/* Reads pending events without blocking into `events` (room for `capacity`). Returns the count (0 when none is
+   pending), or -1 with errno set; ENOBUFS means events were lost and the caller must rescan /proc. */
+int clinux_proc_events_read(int socket, struct clinux_process_event *events, int capacity);
 #endif
