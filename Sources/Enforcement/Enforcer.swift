@@ -58,7 +58,9 @@ public final class Enforcer {
     public func apply(
         desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], at now: ContinuousClock.Instant
     ) -> EnforcementReport {
-        run(machine.tick(desired: desired, observed: observed, at: now))
+        // Without a freezer no cgroup can be frozen: stop those processes from the first tick on.
+        let observed = freezer != nil ? observed : observed.mapValues { $0.map { ObservedProcess($0.identity) } }
+        return run(machine.tick(desired: desired, observed: observed, at: now))
     }
 
     /// Releases everything held: thaws what was frozen, resumes what was stopped. A report with failures means

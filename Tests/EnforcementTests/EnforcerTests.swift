@@ -79,6 +79,21 @@ extension KernelTests {
             #expect(allMakeProgress(loops))
         }
 
+        @Test func withoutAFreezerProcessesInTheirOwnCgroupAreStoppedOnTheFirstTick() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            let enforcer = Enforcer(stateFile: temporaryStateFile(), freezer: nil)
+            let loop = try processes.spawn()
+            let scope = CgroupPath("/user.slice/user-1000.slice/user@1000.service/app.slice/app-x-1.scope")
+            let report = enforcer.apply(
+                desired: [game: .freeze], observed: [game: [ObservedProcess(loop, ownCgroup: scope)]],
+                at: ContinuousClock.now)
+            #expect(report.applied == [.signal(.suspend, loop, app: game)])
+            #expect(eventually { schedulerState(loop) == "T" })
+            #expect(enforcer.releaseAll().applied == [.signal(.resume, loop, app: game)])
+            #expect(eventually { schedulerState(loop) != "T" })
+        }
+
         @Test func terminateModeKillsAProcessThatIgnoresTermAfterTheGracePeriod() throws {
             let processes = TestProcesses()
             defer { processes.stopAll() }
