@@ -43,19 +43,16 @@ extension ActivityEngine {
         }
     }
 
-    /// A user's use toward an event, as counted up to the last handled event. `nil` if the activity is not
-    /// monitored, has no such event, or does not count the user.
+    /// A user's use toward an event at the time of the last handled event, counting the use their sessions' samples
+    /// held since. `nil` if the activity is not monitored, has no such event, or does not count the user.
     public func usage(of event: ActivityEventName, in activity: DeviceActivityName, for user: UserID) -> EventUsage? {
         guard let slot = core.slotByName[activity], let state = core.activities[slot],
             state.registration.applies(to: user),
             let position = state.events.firstIndex(where: { $0.name == event })
         else { return nil }
         var counter = UserState.Counter()
-        if state.isInInterval, let index = core.userIndex[user], core.users[index].counters.count > slot,
-            core.users[index].counters[slot].count > position,
-            core.users[index].counters[slot][position].serial == state.serial
-        {
-            counter = core.users[index].counters[slot][position]
+        if let index = core.userIndex[user], let now = core.lastNow {
+            counter = core.projectedCounter(user: index, slot: slot, event: position, at: now.monotonic.nanoseconds)
         }
         return EventUsage(
             used: .nanoseconds(counter.used), threshold: .nanoseconds(state.events[position].threshold),

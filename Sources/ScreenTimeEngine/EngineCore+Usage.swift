@@ -121,3 +121,26 @@ extension EngineCore {
         users[index].nextCrossing = earliest.map { countedUntil + $0 }
     }
 }
+
+extension EngineCore {
+    /// A user's counter for an event as it stands at `monotonic`, counting the use held since the user's last event
+    /// without changing anything; what a query reports.
+    func projectedCounter(user index: Int, slot: Int, event position: Int, at monotonic: Int64) -> UserState.Counter {
+        guard let activity = activities[slot], activity.isInInterval else { return UserState.Counter() }
+        var user = users[index]
+        guard user.counters.count > slot, user.counters[slot].count > position else { return UserState.Counter() }
+        var counter = user.counter(slot: slot, event: position, serial: activity.serial)
+        guard let from = user.countedUntil, monotonic > from, activity.registration.applies(to: user.user) else {
+            return counter
+        }
+        // The same pieces as `advanceUser`, on a copy whose sessions' caches alone change.
+        var instant = from
+        while instant < monotonic {
+            if instant >= user.usesValidUntil { user.rebuildUses(at: instant, holdLimit: holdLimit) }
+            let pieceEnd = min(monotonic, user.usesValidUntil)
+            if user.counting, activity.events[position].event.counts(user.uses) { counter.used += pieceEnd - instant }
+            instant = pieceEnd
+        }
+        return counter
+    }
+}
