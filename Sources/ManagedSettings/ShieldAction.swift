@@ -1,5 +1,5 @@
 /// A button pressed on a shield: Apple's `ShieldAction`.
-public enum ShieldAction: String, Hashable, Sendable, Codable, CustomStringConvertible {
+public enum ShieldAction: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     case primaryButtonPressed
     case secondaryButtonPressed
 
@@ -7,7 +7,7 @@ public enum ShieldAction: String, Hashable, Sendable, Codable, CustomStringConve
 }
 
 /// What a shield does after its button was handled: Apple's `ShieldActionResponse`.
-public enum ShieldActionResponse: String, Hashable, Sendable, Codable, CustomStringConvertible {
+public enum ShieldActionResponse: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// Close the shielded app.
     case close
     /// Keep the shield up and let the app's settings be looked at again (ask again later).

@@ -158,12 +158,15 @@ struct EngineCore: Sendable, Codable {
             let session = users[index].sessions[position]
             let wasFresh = session.observedAt &+ holdLimit > monotonic
             users[index].sessions[position].observedAt = monotonic
-            if !wasFresh || session.presence != sample.presence || session.uses != sample.applicationsInUse {
+            if !wasFresh || session.presence != sample.presence || session.uses != sample.applicationsInUse
+                || users[index].usesValidUntil <= monotonic
+            {
+                // New content, a session coming back, or another session gone stale: rebuild the uses.
                 users[index].sessions[position].presence = sample.presence
                 users[index].sessions[position].uses = sample.applicationsInUse
                 users[index].invalidateUses()
-            } else if users[index].usesValidUntil != .min {
-                // Same content, later expiry: only the validity of the cached uses moves.
+            } else {
+                // Same content and no session gone stale: only the validity of the cached uses moves.
                 users[index].usesValidUntil = users[index].sessions.reduce(Int64.max) { earliest, session in
                     let expiry = session.observedAt &+ holdLimit
                     return expiry > monotonic ? min(earliest, expiry) : earliest
