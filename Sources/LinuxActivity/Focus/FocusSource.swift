@@ -7,10 +7,15 @@ public struct FocusedWindow: Hashable, Sendable {
     /// X11 `WM_CLASS` class (or instance when the class is empty), or the Wayland `app_id`; matched against
     /// desktop entries' `StartupWMClass` and ids.
     public var windowClass: String?
+    /// The desktop entry the compositor itself matched the window to (GNOME Shell's `Shell.App` id, KWin's
+    /// `desktopFileName`), without `.desktop`; nil when the source does not know it.
+    public var desktopEntryID: String?
 
-    public init(pid: ProcessID?, windowClass: String?) {
+    /// Creates a reading of one window; `desktopEntryID` is only known to GNOME Shell and KWin.
+    public init(pid: ProcessID?, windowClass: String?, desktopEntryID: String? = nil) {
         self.pid = pid
         self.windowClass = windowClass
+        self.desktopEntryID = desktopEntryID
     }
 }
 
@@ -23,6 +28,7 @@ public struct FocusReading: Hashable, Sendable {
     /// Whether a client holds an idle inhibitor (a playing video): the user counts as present.
     public var idleInhibited: Bool
 
+    /// Creates a reading; sources that do not measure idle time leave `idleTime` nil.
     public init(window: FocusedWindow?, idleTime: Duration? = nil, idleInhibited: Bool = false) {
         self.window = window
         self.idleTime = idleTime

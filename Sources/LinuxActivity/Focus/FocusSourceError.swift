@@ -1,0 +1,43 @@
+import SystemPackage
+
+/// Why a focus source could not be opened or stopped answering.
+///
+/// The `message` is meant for people: `screentime now` shows it next to the session it concerns.
+public struct FocusSourceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, in categories the collector can act on.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The display server, compositor socket or bus could not be reached.
+        public static let connectionFailed = Code(rawValue: "connection-failed")
+        /// The server is reachable but lacks what the source needs (an extension, a protocol, a window manager).
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// The desktop runs, but the Screen Time integration (GNOME Shell extension, KWin script) is not present.
+        public static let integrationMissing = Code(rawValue: "integration-missing")
+        /// The session is of a kind no focus source handles (tty, an unknown Wayland compositor).
+        public static let noSourceForSession = Code(rawValue: "no-source-for-session")
+        /// The peer answered something that does not follow its protocol.
+        public static let protocolViolation = Code(rawValue: "protocol-violation")
+    }
+
+    /// The category of the failure.
+    public var code: Code
+    /// A sentence for people, naming the display, socket or bus concerned.
+    public var message: String
+    /// The system error underneath, when there is one.
+    public var underlying: Errno?
+
+    /// Creates an error; `underlying` is the `errno` or negative return value of the failing call, if any.
+    public init(_ code: Code, _ message: String, underlying: Errno? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        guard let underlying else { return message }
+        return "\(message): \(underlying)"
+    }
+}

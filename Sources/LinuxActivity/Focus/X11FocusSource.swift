@@ -1,0 +1,183 @@
+import CXCB
+import Dispatch
+import Foundation
+import ScreenTimeModel
+import Synchronization
+
+/// Focus and idle time of an X11 session, followed through the window manager's `_NET_ACTIVE_WINDOW`.
+///
+/// A dedicated thread blocks in `poll(2)` on the X connection and re-reads the active window only when a
+/// PropertyNotify for `_NET_ACTIVE_WINDOW` arrives on the root window; `current()` returns the latest reading
+/// under a lock, plus the MIT-SCREEN-SAVER idle time queried at that moment.
+///
+/// - The window's pid comes from the X-Resource extension (the server's view of the client's socket), then from
+///   `_NET_WM_PID` when the client runs on this host (`WM_CLIENT_MACHINE`).
+/// - The window class is `WM_CLASS`'s class, or its instance when the class is empty.
+/// - Window managers clear `_NET_ACTIVE_WINDOW` for a moment while focus moves (openbox does): "no window" is
+///   published only when it lasts longer than `debounce`.
+public final class X11FocusSource: FocusSource {
+    /// `x11`.
+    public let name = "x11"
+    /// The display this source is connected to.
+    public let display: X11Display
+    private let connection: X11Connection
+    private let wakeup: WakeupDescriptor
+    private let debounce: Duration
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var window: FocusedWindow?
+        var connected = true
+        var stopping = false
+        var threadStarted = false
+        var statistics = FocusSourceStatistics()
+    }
+
+    /// Connects to `display`, checks that the window manager maintains `_NET_ACTIVE_WINDOW`, reads the focused
+    /// window and starts following focus changes.
+    ///
+    /// - Parameters:
+    ///   - display: the session's display (`Display` of the logind session).
+    ///   - authority: the user's cookie (`XAuthority.find`); nil lets libxcb look up `XAUTHORITY`/`~/.Xauthority`
+    ///     of this process.
+    ///   - debounce: how long "no active window" must last before it is published.
+    public init(display: X11Display, authority: XAuthority?, debounce: Duration = .milliseconds(250))
+        throws(FocusSourceError)
+    {
+        self.display = display
+        self.debounce = debounce
+        connection = try X11Connection(display: display, authority: authority)
+        guard connection.windowManagerSupportsActiveWindow() else {
+            throw FocusSourceError(
+                .unsupported,
+                "the window manager on X display \(display) does not maintain _NET_ACTIVE_WINDOW "
+                    + "(none running yet, or one without EWMH support such as twm)")
+        }
+        wakeup = try WakeupDescriptor()
+        connection.selectRootPropertyChanges()
+        let initial = readActiveWindow()
+        state.withLock {
+            $0.window = initial
+            $0.statistics.queries = 1
+            $0.threadStarted = true
+        }
+        let thread = Thread { [self] in
+            runEventLoop()
+            finished.signal()
+        }
+        thread.name = "screentime-x11-focus"
+        thread.start()
+    }
+
+    deinit {
+        // The event thread holds a strong reference until it ends, so deinit only runs after close() or a lost
+        // connection.
+    }
+
+    /// The latest focused window and the current idle time; nil once the X connection is lost or closed.
+    public func current() -> FocusReading? {
+        let idle = connection.idleTime()
+        // The reply may have pulled pending events into libxcb's queue, which poll(2) no longer sees.
+        wakeup.signal()
+        return state.withLock { state in
+            guard state.connected, !state.stopping else { return nil }
+            return FocusReading(window: state.window, idleTime: idle)
+        }
+    }
+
+    /// Time since the last keyboard or pointer input on the display (MIT-SCREEN-SAVER); nil without the extension.
+    public func idleTime() -> Duration? {
+        let idle = connection.idleTime()
+        wakeup.signal()
+        return idle
+    }
+
+    /// How many focus events the source has received and acted on.
+    public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
+
+    /// Stops the event thread and waits for it to end. Idempotent.
+    public func close() {
+        let wait = state.withLock { state in
+            defer { state.stopping = true }
+            return state.threadStarted && !state.stopping
+        }
+        guard wait else { return }
+        wakeup.signal()
+        finished.wait()
+    }
+
+    private func runEventLoop() {
+        var pendingNoWindowSince: ContinuousClock.Instant?
+        loop: while true {
+            var activeWindowChanged = false
+            while let event = connection.nextEvent() {
+                if case .propertyChanged(let window, let atom) = event, window == connection.root,
+                    atom == connection.activeWindowAtom
+                {
+                    activeWindowChanged = true
+                    state.withLock { $0.statistics.eventsReceived += 1 }
+                }
+            }
+            if state.withLock({ $0.stopping }) { break loop }
+            if connection.hasFailed { break loop }
+            let now = ContinuousClock.now
+            if activeWindowChanged {
+                let window = readActiveWindow()
+                state.withLock { $0.statistics.queries += 1 }
+                if let window {
+                    pendingNoWindowSince = nil
+                    publish(window)
+                } else if pendingNoWindowSince == nil {
+                    pendingNoWindowSince = now
+                }
+                // The replies may have queued more events: look at the queue again before blocking.
+                continue loop
+            }
+            var timeout: Duration?
+            if let since = pendingNoWindowSince {
+                let remaining = debounce - (now - since)
+                if remaining <= .zero {
+                    pendingNoWindowSince = nil
+                    publish(nil)
+                    continue loop
+                }
+                timeout = remaining
+            }
+            do {
+                let ready = try Readiness.wait(for: [connection.fileDescriptor, wakeup.fileDescriptor], timeout: timeout)
+                if ready[1] { wakeup.drain() }
+            } catch {
+                break loop
+            }
+        }
+        state.withLock { $0.connected = false }
+    }
+
+    private func publish(_ window: FocusedWindow?) {
+        state.withLock { state in
+            guard state.window != window else { return }
+            state.window = window
+            state.statistics.changesPublished += 1
+        }
+    }
+
+    /// The active window described, or nil when there is none or it vanished before it could be read.
+    private func readActiveWindow() -> FocusedWindow? {
+        guard let window = connection.activeWindow() else { return nil }
+        let windowClass = connection.windowClass(of: window)
+        var pid = connection.clientProcessID(of: window)
+        if pid == nil, display.isLocal, isLocalMachine(connection.clientMachine(of: window)) {
+            pid = connection.claimedProcessID(of: window)
+        }
+        let className = windowClass.map { $0.className.isEmpty ? $0.instance : $0.className }
+        guard pid != nil || className != nil else { return nil }
+        return FocusedWindow(pid: pid.map { ProcessID($0) }, windowClass: className?.isEmpty == false ? className : nil)
+    }
+
+    private func isLocalMachine(_ machine: String?) -> Bool {
+        guard let machine, !machine.isEmpty else { return true }
+        let hostname = ProcessInfo.processInfo.hostName
+        return machine == hostname || machine == hostname.split(separator: ".").first.map(String.init)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+
+/// What the focus tests need from the machine, and why a test is skipped when it is missing.
+enum FocusTestEnvironment {
+    /// The repository's `Tests/Integration/desktop` folder.
+    static let scriptsDirectory: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent()  // LinuxActivityTests
+        url.deleteLastPathComponent()  // Tests
+        return url.appendingPathComponent("Integration/desktop").path
+    }()
+
+    /// The path of a helper script.
+    static func script(_ name: String) -> String { scriptsDirectory + "/" + name }
+
+    static func missing(_ programs: [String]) -> [String] {
+        programs.filter { program in
+            !["/usr/bin/", "/usr/local/bin/", "/bin/"].contains {
+                FileManager.default.isExecutableFile(atPath: $0 + program)
+            }
+        }
+    }
+
+    /// Why the X11 tests cannot run here, or nil when they can.
+    static let x11SkipReason: String? = {
+        let absent = missing(["Xvfb", "openbox", "xdotool", "xterm", "xcalc", "xauth", "xprop"])
+        guard absent.isEmpty else {
+            return "X11 focus tests skipped: missing \(absent.joined(separator: ", ")) "
+                + "(apt-get install xvfb openbox xdotool xterm x11-apps x11-utils xauth)"
+        }
+        return nil
+    }()
+
+    /// Why the sway tests cannot run here, or nil when they can.
+    static let swaySkipReason: String? = {
+        guard getuid() == 0 else {
+            return "sway focus tests skipped: they run sway as a separate unprivileged user, which needs root"
+        }
+        let absent = missing(["sway", "swaymsg", "foot", "wev", "setpriv"])
+        guard absent.isEmpty else {
+            return "sway focus tests skipped: missing \(absent.joined(separator: ", ")) "
+                + "(apt-get install sway foot wev util-linux)"
+        }
+        return nil
+    }()
+
+    /// Prints the reason a suite is skipped, once, so that the test log says why.
+    static func report(_ reason: String?) -> Bool {
+        if let reason { print(reason) }
+        return reason == nil
+    }
+
+    /// Polls `condition` every 5 ms until it holds or `timeout` passes; returns the time it took, nil on timeout.
+    /// Used to wait for an event thread to catch up, never to assert a latency.
+    static func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Duration? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < timeout {
+            if condition() { return ContinuousClock.now - start }
+            usleep(5_000)
+        }
+        return condition() ? ContinuousClock.now - start : nil
+    }
+}

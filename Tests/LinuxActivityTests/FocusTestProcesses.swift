@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+
+/// Processes a focus test started, stopped by their own pids in reverse order of start (clients before the
+/// compositor: `wev` spins at 100 % CPU when sway dies first), and temporary directories removed.
+final class FocusTestProcesses: @unchecked Sendable {
+    // Invariant: used by one test at a time; the lock only guards against a stray concurrent `stopAll`.
+    private let lock = NSLock()
+    private var children: [FocusTestChild] = []
+    private var directories: [String] = []
+
+    /// Starts `executable` with `arguments` and exactly `environment` (plus a `PATH`), with default signal
+    /// dispositions and an empty signal mask; stdout goes to a pipe when `captureOutput`, stderr to `log`.
+    @discardableResult
+    func start(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        captureOutput: Bool = false, log: String = "/dev/null"
+    ) throws -> FocusTestChild {
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        var outputPipe: [Int32] = [-1, -1]
+        if captureOutput {
+            guard pipe(&outputPipe) == 0 else { throw POSIXError(.EMFILE) }
+            for end in outputPipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&fileActions, outputPipe[1], 1)
+        } else {
+            posix_spawn_file_actions_addopen(&fileActions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&fileActions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let environment = environment.merging(["PATH": "/usr/local/bin:/usr/bin:/bin"]) { own, _ in own }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
+        if captureOutput { close(outputPipe[1]) }
+        guard status == 0 else {
+            if captureOutput { close(outputPipe[0]) }
+            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
+        }
+        let child = FocusTestChild(pid: pid, output: captureOutput ? outputPipe[0] : nil)
+        lock.withLock { children.append(child) }
+        return child
+    }
+
+    /// Starts `executable` as `user` (through `setpriv`, which execs, so the pid is the program's own).
+    @discardableResult
+    func start(
+        asUser user: FocusTestUser, _ executable: String, _ arguments: [String], environment: [String: String],
+        log: String = "/dev/null"
+    ) throws -> FocusTestChild {
+        var environment = environment
+        environment["HOME"] = user.home
+        environment["USER"] = user.name
+        return try start(
+            "/usr/bin/setpriv",
+            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", executable] + arguments,
+            environment: environment, log: log)
+    }
+
+    /// Runs a short command to completion and returns its status and standard output.
+    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> (status: Int32, output: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment.merging(["PATH": "/usr/local/bin:/usr/bin:/bin"]) { own, _ in own }
+        let pipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Makes a temporary directory removed by `stopAll()`.
+    func temporaryDirectory(_ prefix: String) throws -> String {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let path = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw POSIXError(.EIO)
+        }
+        let directory = String(cString: path)
+        lock.withLock { directories.append(directory) }
+        return directory
+    }
+
+    /// Stops one child: SIGTERM, then SIGKILL after `grace`; reaps it by its pid.
+    func stop(_ child: FocusTestChild, grace: Duration = .seconds(2)) {
+        lock.withLock { children.removeAll { $0.pid == child.pid } }
+        defer { if let output = child.output { close(output) } }
+        guard kill(child.pid, SIGTERM) == 0 else { return }
+        let deadline = ContinuousClock.now + grace
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(child.pid, &status, WNOHANG) != 0 { return }
+            usleep(10_000)
+        }
+        kill(child.pid, SIGKILL)
+        waitpid(child.pid, &status, 0)
+    }
+
+    /// Whether the child is still running (not yet exited); reaps it if it has exited.
+    func isRunning(_ child: FocusTestChild) -> Bool {
+        var status: Int32 = 0
+        return waitpid(child.pid, &status, WNOHANG) == 0
+    }
+
+    /// Stops every started child, newest first, and removes the temporary directories.
+    func stopAll() {
+        let (started, made) = lock.withLock {
+            defer { directories = [] }
+            return (children, directories)
+        }
+        for child in started.reversed() { stop(child) }
+        for directory in made { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    deinit {
+        stopAll()
+    }
+}

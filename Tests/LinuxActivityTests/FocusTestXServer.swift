@@ -1,0 +1,90 @@
+import Foundation
+import LinuxActivity
+
+/// A real X server for tests: Xvfb on a free display (chosen by Xvfb itself through `-displayfd`), optionally
+/// requiring an MIT-MAGIC-COOKIE-1, and openbox as the EWMH window manager.
+struct FocusTestXServer {
+    /// The display name, such as `:3`.
+    var display: String
+    /// The Xauthority file clients must use, when the server requires one.
+    var authorityFile: String?
+    /// Environment for X clients (`DISPLAY`, and `XAUTHORITY` when a cookie is required).
+    var environment: [String: String]
+
+    /// Starts Xvfb, and openbox unless `windowManager` is false; waits until openbox manages the root window.
+    static func start(in processes: FocusTestProcesses, requireCookie: Bool = false, windowManager: Bool = true)
+        throws -> FocusTestXServer
+    {
+        let directory = try processes.temporaryDirectory("stfocus-x11")
+        var arguments = ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        var serverAuthority: String?
+        if requireCookie {
+            // The server reads every cookie in its -auth file whatever display it names; clients get a file of
+            // their own, written by xauth once the display number is known.
+            serverAuthority = directory + "/server.xauth"
+            let cookie = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            _ = try processes.run("/usr/bin/xauth", ["-f", serverAuthority!, "add", ":0", ".", cookie])
+            arguments += ["-auth", serverAuthority!]
+        } else {
+            arguments.append("-ac")
+        }
+        let xvfb = try processes.start("/usr/bin/Xvfb", arguments, captureOutput: true)
+        guard let number = xvfb.readLine(), !number.isEmpty else { throw POSIXError(.ECONNREFUSED) }
+        let display = ":" + number
+        var environment = ["DISPLAY": display]
+        var authorityFile: String?
+        if let serverAuthority {
+            authorityFile = directory + "/user.xauth"
+            let cookie = try processes.run("/usr/bin/xauth", ["-f", serverAuthority, "list"]).output
+                .split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+            _ = try processes.run("/usr/bin/xauth", ["-f", authorityFile!, "add", display, ".", cookie])
+            environment["XAUTHORITY"] = authorityFile
+        }
+        let server = FocusTestXServer(display: display, authorityFile: authorityFile, environment: environment)
+        if windowManager {
+            try processes.start("/usr/bin/openbox", ["--sm-disable"], environment: environment.merging(
+                ["HOME": directory]) { own, _ in own })
+            let managed = FocusTestEnvironment.waitUntil {
+                (try? processes.run("/usr/bin/xprop", ["-root", "_NET_SUPPORTED"], environment: environment))?
+                    .output.contains("_NET_ACTIVE_WINDOW") == true
+            }
+            guard managed != nil else { throw POSIXError(.ETIMEDOUT) }
+        }
+        return server
+    }
+
+    /// Starts an X client and returns it once its window is mapped; `windowClass` is how xdotool finds it.
+    func startClient(
+        _ executable: String, _ arguments: [String], windowClass: String, in processes: FocusTestProcesses
+    ) throws -> (process: FocusTestChild, window: String) {
+        let process = try processes.start(executable, arguments, environment: environment)
+        var window = ""
+        let found = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+            let search = try? processes.run(
+                "/usr/bin/xdotool", ["search", "--onlyvisible", "--class", windowClass], environment: environment)
+            window = search?.output.split(separator: "\n").first.map(String.init) ?? ""
+            return !window.isEmpty
+        }
+        guard found != nil else { throw POSIXError(.ETIMEDOUT) }
+        return (process, window)
+    }
+
+    /// Activates a window the way a pager or task bar does, returning when the window manager has done it.
+    func activate(_ window: String, in processes: FocusTestProcesses) throws {
+        _ = try processes.run("/usr/bin/xdotool", ["windowactivate", "--sync", window], environment: environment)
+    }
+
+    /// Moves the pointer: real input through XTEST, which resets the screen-saver idle timer.
+    func movePointer(to x: Int, _ y: Int, in processes: FocusTestProcesses) throws {
+        _ = try processes.run("/usr/bin/xdotool", ["mousemove", String(x), String(y)], environment: environment)
+    }
+
+    /// The parsed display.
+    var x11Display: X11Display { X11Display(display)! }
+
+    /// The cookie clients use, read from the user's file as the collector would.
+    var authority: XAuthority? {
+        guard let authorityFile else { return nil }
+        return XAuthority.find(for: x11Display, in: [authorityFile])?.cookie
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import LinuxActivity
+import ScreenTimeModel
+import Testing
+
+/// The X11 focus source against a real Xvfb with openbox and real xterm/xcalc clients.
+@Suite(.serialized, .enabled(if: FocusTestEnvironment.report(FocusTestEnvironment.x11SkipReason)))
+struct FocusX11Tests {
+    /// Two clients on a fresh display: an xterm with a class of its own (it sets `_NET_WM_PID`) and xcalc
+    /// (which does not: only X-Resource can name its pid).
+    struct Desktop {
+        var server: FocusTestXServer
+        var terminal: (process: FocusTestChild, window: String)
+        var calculator: (process: FocusTestChild, window: String)
+    }
+
+    func startDesktop(_ processes: FocusTestProcesses, requireCookie: Bool = false) throws -> Desktop {
+        let server = try FocusTestXServer.start(in: processes, requireCookie: requireCookie)
+        let terminal = try server.startClient(
+            "/usr/bin/xterm", ["-class", "StFocusTerm", "-e", "sleep", "600"], windowClass: "StFocusTerm",
+            in: processes)
+        let calculator = try server.startClient("/usr/bin/xcalc", [], windowClass: "XCalc", in: processes)
+        return Desktop(server: server, terminal: terminal, calculator: calculator)
+    }
+
+    @Test("follows _NET_ACTIVE_WINDOW from PropertyNotify events: pid from X-Resource, class from WM_CLASS")
+    func followsFocusFromEvents() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let desktop = try startDesktop(processes)
+        let source = try X11FocusSource(display: desktop.server.x11Display, authority: nil)
+        defer { source.close() }
+
+        let terminal = FocusedWindow(pid: ProcessID(desktop.terminal.process.pid), windowClass: "StFocusTerm")
+        let calculator = FocusedWindow(pid: ProcessID(desktop.calculator.process.pid), windowClass: "XCalc")
+        var latencies: [Duration] = []
+        for (window, expected) in [
+            (desktop.terminal.window, terminal), (desktop.calculator.window, calculator),
+            (desktop.terminal.window, terminal), (desktop.calculator.window, calculator),
+        ] {
+            let before = source.statistics
+            try desktop.server.activate(window, in: processes)
+            // The source makes no query of its own between events: only a PropertyNotify can bring the change.
+            let took = FocusTestEnvironment.waitUntil { source.current()?.window == expected }
+            let after = source.statistics
+            #expect(took != nil, "expected \(expected), source reports \(String(describing: source.current()?.window))")
+            #expect(after.eventsReceived > before.eventsReceived)
+            #expect(after.changesPublished > before.changesPublished)
+            if let took { latencies.append(took) }
+        }
+        print("x11: activation (xdotool --sync returned) -> reading updated: \(latencies)")
+        print("x11: statistics \(source.statistics)")
+    }
+
+    @Test("accounting: A 2 s, B 3 s, A 2 s sampled once per second gives each app its time within 1 s")
+    func accountingMatchesTruth() async throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let desktop = try startDesktop(processes)
+        let source = try X11FocusSource(display: desktop.server.x11Display, authority: nil)
+        defer { source.close() }
+
+        let totals = try await FocusAccounting.run(
+            source: source,
+            plan: [("StFocusTerm", .seconds(2)), ("XCalc", .seconds(3)), ("StFocusTerm", .seconds(2))]
+        ) { windowClass in
+            try desktop.server.activate(
+                windowClass == "StFocusTerm" ? desktop.terminal.window : desktop.calculator.window, in: processes)
+        }
+        print("x11: accounted seconds \(totals)")
+        #expect(abs(totals["StFocusTerm", default: 0] - 4) <= 1)
+        #expect(abs(totals["XCalc", default: 0] - 3) <= 1)
+    }
+
+    @Test("idle time grows without input and resets on pointer motion (MIT-SCREEN-SAVER)")
+    func idleTimeFollowsInput() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let server = try FocusTestXServer.start(in: processes)
+        let source = try X11FocusSource(display: server.x11Display, authority: nil)
+        defer { source.close() }
+
+        try server.movePointer(to: 5, 5, in: processes)
+        Thread.sleep(forTimeInterval: 1.5)
+        let idle = try #require(source.current()?.idleTime)
+        #expect(idle >= .seconds(1))
+        try server.movePointer(to: 300, 200, in: processes)
+        let reset = try #require(source.current()?.idleTime)
+        print("x11: idle after 1.5 s without input \(idle), after mousemove \(reset)")
+        #expect(reset < idle)
+        #expect(reset < .seconds(1))
+    }
+
+    @Test("connects with the user's cookie found through XAUTHORITY; without it the reason names the refusal")
+    func usesTheUsersXauthority() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let desktop = try startDesktop(processes, requireCookie: true)
+        let display = desktop.server.x11Display
+
+        #expect(throws: FocusSourceError.self) {
+            try X11FocusSource(display: display, authority: XAuthority(protocolName: "MIT-MAGIC-COOKIE-1", data: [1, 2]))
+        }
+        let paths = XAuthority.candidatePaths(
+            environment: ["XAUTHORITY": desktop.server.authorityFile!], home: "/nonexistent", runtimeDirectory: nil)
+        let found = try #require(XAuthority.find(for: display, in: paths))
+        #expect(found.path == desktop.server.authorityFile)
+        let source = try X11FocusSource(display: display, authority: found.cookie)
+        defer { source.close() }
+        try desktop.server.activate(desktop.calculator.window, in: processes)
+        let pid = ProcessID(desktop.calculator.process.pid)
+        #expect(FocusTestEnvironment.waitUntil { source.current()?.window?.pid == pid } != nil)
+    }
+
+    @Test("without an EWMH window manager the source refuses with a reason")
+    func refusesWithoutWindowManager() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let server = try FocusTestXServer.start(in: processes, windowManager: false)
+        let error = #expect(throws: FocusSourceError.self) {
+            try X11FocusSource(display: server.x11Display, authority: nil)
+        }
+        #expect(error?.code == .unsupported)
+        print("x11 without a window manager: \(error?.message ?? "")")
+    }
+
+    @Test("reports a lost connection as nil when the X server goes away")
+    func reportsLostConnection() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let desktop = try startDesktop(processes)
+        let source = try X11FocusSource(display: desktop.server.x11Display, authority: nil)
+        defer { source.close() }
+        #expect(source.current() != nil)
+        processes.stopAll()
+        #expect(FocusTestEnvironment.waitUntil { source.current() == nil } != nil)
+    }
+}
