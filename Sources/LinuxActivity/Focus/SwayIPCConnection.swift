@@ -1,0 +1,120 @@
+import Glibc
+import SystemPackage
+
+/// A client connection to sway's IPC socket (the i3 IPC protocol): `"i3-ipc"`, payload length and message type
+/// as native-endian 32-bit integers, then a JSON payload. Each libc call is wrapped here once.
+final class SwayIPCConnection: @unchecked Sendable {
+    // Invariant: the descriptor is owned by this object and used by one thread at a time (the source's event
+    // thread); `shutdown()` may be called from another thread to end a blocked read.
+    /// The connected socket.
+    let fileDescriptor: FileDescriptor
+
+    /// Message types of requests, and of the replies that echo them.
+    enum MessageType: UInt32 {
+        case runCommand = 0
+        case subscribe = 2
+        case getTree = 4
+        case getVersion = 7
+    }
+
+    /// Event types have the high bit set; `window` is event 3.
+    static let windowEvent: UInt32 = 0x8000_0003
+    /// The `workspace` event (focus moved to another, possibly empty, workspace).
+    static let workspaceEvent: UInt32 = 0x8000_0000
+    /// The `shutdown` event (sway is exiting).
+    static let shutdownEvent: UInt32 = 0x8000_0006
+
+    private static let magic = Array("i3-ipc".utf8)
+
+    /// Connects to the socket at `path`.
+    ///
+    /// The corresponding C functions are `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC)` and `connect`.
+    init(path: String) throws(FocusSourceError) {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else {
+            throw FocusSourceError(.connectionFailed, "cannot create a socket", underlying: Errno(rawValue: errno))
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            Glibc.close(descriptor)
+            throw FocusSourceError(.connectionFailed, "sway socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let error = Errno(rawValue: errno)
+            Glibc.close(descriptor)
+            throw FocusSourceError(.connectionFailed, "cannot connect to sway at \(path)", underlying: error)
+        }
+        fileDescriptor = FileDescriptor(rawValue: descriptor)
+    }
+
+    deinit {
+        try? fileDescriptor.close()
+    }
+
+    /// Sends one message.
+    ///
+    /// The corresponding C function is `write` (through `FileDescriptor.writeAll`).
+    func send(_ type: MessageType, _ payload: String = "") throws(FocusSourceError) {
+        let body = Array(payload.utf8)
+        var message = Self.magic
+        withUnsafeBytes(of: UInt32(body.count)) { message.append(contentsOf: $0) }
+        withUnsafeBytes(of: type.rawValue) { message.append(contentsOf: $0) }
+        message += body
+        do {
+            _ = try fileDescriptor.writeAll(message)
+        } catch {
+            throw FocusSourceError(.connectionFailed, "lost the sway IPC connection", underlying: error as? Errno)
+        }
+    }
+
+    /// Reads one message (a reply or an event), blocking until it is complete.
+    ///
+    /// The corresponding C function is `read` (through `FileDescriptor.read`).
+    func receive() throws(FocusSourceError) -> (type: UInt32, payload: [UInt8]) {
+        let header = try readExactly(14)
+        guard header.prefix(6).elementsEqual(Self.magic) else {
+            throw FocusSourceError(.protocolViolation, "sway IPC message without the i3-ipc magic")
+        }
+        let length = header[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        let type = header[10..<14].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        guard length <= 64 << 20 else {
+            throw FocusSourceError(.protocolViolation, "sway IPC message of \(length) bytes")
+        }
+        return (type, try readExactly(Int(length)))
+    }
+
+    /// Ends the connection in both directions so that a thread blocked in `receive()` returns.
+    ///
+    /// The corresponding C function is `shutdown(SHUT_RDWR)`.
+    func shutdown() {
+        _ = Glibc.shutdown(fileDescriptor.rawValue, Int32(SHUT_RDWR))
+    }
+
+    private func readExactly(_ count: Int) throws(FocusSourceError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        while offset < count {
+            let received: Int
+            do {
+                received = try buffer.withUnsafeMutableBytes { bytes in
+                    try fileDescriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...]))
+                }
+            } catch {
+                throw FocusSourceError(.connectionFailed, "lost the sway IPC connection", underlying: error as? Errno)
+            }
+            guard received > 0 else { throw FocusSourceError(.connectionFailed, "sway closed the IPC connection") }
+            offset += received
+        }
+        return buffer
+    }
+}
