@@ -32,41 +32,27 @@ extension EngineCore {
     mutating func credit(_ index: Int, from start: Int64, length: Int64, clockOffset: Int64, into actions: inout [Action])
     {
         updateMatching(index)
-        var crossings: [(offset: Int64, action: Action)] = []
-        for reference in users[index].matching {
-            guard let activity = activities[reference.slot] else { continue }
-            let slot = activity.events[reference.event]
-            var counter = users[index].counter(slot: reference.slot, event: reference.event, serial: activity.serial)
-            let before = counter.used
-            counter.used += length
-            if !counter.warned, let point = slot.warningPoint, counter.used >= point {
-                counter.warned = true
-                crossings.append(
-                    (
-                        max(point - before, 0),
-                        .eventWillReachThresholdWarning(slot.name, activity: activity.name, user: users[index].user)
-                    ))
-            }
-            if !counter.reached, counter.used >= slot.threshold {
-                counter.reached = true
-                crossings.append(
-                    (
-                        slot.threshold - before,
-                        .eventDidReachThreshold(slot.name, activity: activity.name, user: users[index].user)
-                    ))
-            }
-            users[index].counters[reference.slot][reference.event] = counter
-        }
+        var crossings: [UserState.Crossing] = []
+        let matching = users[index].matching
+        users[index].credit(length, to: matching, crossings: &crossings)
         if !crossings.isEmpty {
             // Several points inside one piece of use come in the order use reached them.
             if crossings.count > 1 { crossings.sort { $0.offset < $1.offset } }
-            actions.append(contentsOf: crossings.map(\.action))
+            let user = users[index].user
+            for crossing in crossings {
+                guard let activity = activities[crossing.slot] else { continue }
+                let event = activity.events[crossing.event].name
+                actions.append(
+                    crossing.isWarning
+                        ? .eventWillReachThresholdWarning(event, activity: activity.name, user: user)
+                        : .eventDidReachThreshold(event, activity: activity.name, user: user))
+            }
             users[index].nextCrossingIsStale = true
             durableStateChanged = true
         }
         let wallStart = start + clockOffset
         users[index].ledger.record(start: wallStart, length: length, uses: users[index].uses)
-        users[index].ledger.prune(endingBefore: wallStart - configuration.pastActivityRetention.nanoseconds)
+        users[index].ledger.prune(endingBefore: wallStart - retention)
     }
 
     /// Rebuilds the list of counters the user's current use counts toward, if activities or use changed since.
@@ -81,7 +67,10 @@ extension EngineCore {
             else { continue }
             users[index].reserveCounters(slot: slot, count: activity.events.count)
             for (position, event) in activity.events.enumerated() where event.event.counts(uses) {
-                matching.append(UserState.CounterReference(slot: slot, event: position))
+                matching.append(
+                    UserState.CounterReference(
+                        slot: slot, event: position, serial: activity.serial, threshold: event.threshold,
+                        warningPoint: event.warningPoint))
             }
         }
         users[index].matching = matching
@@ -103,14 +92,12 @@ extension EngineCore {
         users[index].nextCrossingIsStale = false
         var earliest: Int64?
         for reference in users[index].matching {
-            guard let activity = activities[reference.slot] else { continue }
-            let slot = activity.events[reference.event]
-            let counter = users[index].counter(slot: reference.slot, event: reference.event, serial: activity.serial)
+            let counter = users[index].counter(slot: reference.slot, event: reference.event, serial: reference.serial)
             let point: Int64
-            if !counter.warned, let warningPoint = slot.warningPoint {
+            if !counter.warned, let warningPoint = reference.warningPoint {
                 point = warningPoint
             } else if !counter.reached {
-                point = slot.threshold
+                point = reference.threshold
             } else {
                 continue
             }

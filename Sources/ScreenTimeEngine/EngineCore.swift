@@ -9,7 +9,10 @@ struct EngineCore: Sendable, Codable {
     /// A change of the wall-minus-monotonic offset beyond this is a clock step, not reading jitter.
     static let clockStepTolerance: Int64 = 1_000_000
 
-    var configuration: EngineConfiguration
+    let configuration: EngineConfiguration
+    /// `configuration.sampleHoldLimit` and `.pastActivityRetention` in nanoseconds, for the hot path.
+    let holdLimit: Int64
+    let retention: Int64
     var timeZone: TimeZone
     /// Activities by slot; a stopped activity leaves its slot empty for reuse.
     var activities: [ActivityState?] = []
@@ -39,12 +42,16 @@ struct EngineCore: Sendable, Codable {
 
     init(configuration: EngineConfiguration, timeZone: TimeZone) {
         self.configuration = configuration
+        holdLimit = configuration.sampleHoldLimit.nanoseconds
+        retention = configuration.pastActivityRetention.nanoseconds
         self.timeZone = timeZone
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         configuration = try container.decode(EngineConfiguration.self, forKey: .configuration)
+        holdLimit = configuration.sampleHoldLimit.nanoseconds
+        retention = configuration.pastActivityRetention.nanoseconds
         timeZone = try container.decode(TimeZone.self, forKey: .timeZone)
         activities = try container.decode([ActivityState?].self, forKey: .activities)
         slotByName = try container.decode([DeviceActivityName: Int].self, forKey: .slotByName)
@@ -60,7 +67,6 @@ struct EngineCore: Sendable, Codable {
     }
 
     var zone: ZoneRules { ZoneRules(timeZone: timeZone) }
-    var holdLimit: Int64 { configuration.sampleHoldLimit.nanoseconds }
 
     // MARK: - Handling events
 

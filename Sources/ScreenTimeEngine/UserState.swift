@@ -19,10 +19,23 @@ struct UserState: Sendable, Codable {
         var reached = false
     }
 
-    /// An event of an activity, by slot, that the user's current use counts toward.
+    /// An event of an activity, by slot, that the user's current use counts toward, with what crediting needs of
+    /// it so that the hot path never touches the activity itself. Rebuilt whenever an interval starts (which
+    /// changes `serial`).
     struct CounterReference: Hashable, Sendable {
         var slot: Int
         var event: Int
+        var serial: UInt64
+        var threshold: Int64
+        var warningPoint: Int64?
+    }
+
+    /// A point reached while crediting: which counter, which point, and how far into the credited piece.
+    struct Crossing: Sendable {
+        var offset: Int64
+        var slot: Int
+        var event: Int
+        var isWarning: Bool
     }
 
     let user: UserID
@@ -85,6 +98,30 @@ struct UserState: Sendable, Codable {
             uses = newUses
             usesGeneration &+= 1
             nextCrossingIsStale = true
+        }
+    }
+
+    /// Adds `length` nanoseconds to every counter in `matching`, appending the points reached to `crossings`.
+    mutating func credit(_ length: Int64, to matching: [CounterReference], crossings: inout [Crossing]) {
+        for reference in matching {
+            var counter = counters[reference.slot][reference.event]
+            if counter.serial != reference.serial { counter = Counter(serial: reference.serial) }
+            let before = counter.used
+            counter.used = before + length
+            if !counter.reached {
+                if !counter.warned, let point = reference.warningPoint, counter.used >= point {
+                    counter.warned = true
+                    crossings.append(
+                        Crossing(offset: max(point - before, 0), slot: reference.slot, event: reference.event, isWarning: true))
+                }
+                if counter.used >= reference.threshold {
+                    counter.reached = true
+                    crossings.append(
+                        Crossing(offset: reference.threshold - before, slot: reference.slot, event: reference.event,
+                            isWarning: false))
+                }
+            }
+            counters[reference.slot][reference.event] = counter
         }
     }
 
