@@ -36,8 +36,10 @@ func registrations() -> [ActivityRegistration] {
             case 1: chosen = ActivityEvent(categories: [categories[index % categories.count]], threshold: threshold)
             default:
                 chosen = ActivityEvent(
-                    applications: [apps[(index + event) % apps.count].application,
-                        apps[(index * 3 + event) % apps.count].application],
+                    applications: [
+                        apps[(index + event) % apps.count].application,
+                        apps[(index * 3 + event) % apps.count].application,
+                    ],
                     categories: event == 4 ? [categories[(index + 1) % categories.count]] : [], threshold: threshold)
             }
             events[ActivityEventName("event\(event)")] = chosen
@@ -53,7 +55,9 @@ func run(samples: Int) -> (seconds: Double, callbacks: Int) {
     var wall: Int64 = 1_748_995_200_000_000_000  // 2025-06-04T00:00:00Z
     var callbacks = 0
     func now() -> Now {
-        Now(monotonic: MonotonicInstant(nanoseconds: monotonic), wallClock: WallClockInstant(nanosecondsSince1970: wall))
+        Now(
+            monotonic: MonotonicInstant(nanoseconds: monotonic), wallClock: WallClockInstant(nanosecondsSince1970: wall)
+        )
     }
     for registration in registrations() { callbacks += engine.handle(.startMonitoring(registration), at: now()).count }
     let sessions = users.map { SessionID("session-\($0)") }
@@ -82,7 +86,7 @@ func run(samples: Int) -> (seconds: Double, callbacks: Int) {
 let samples = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 3_000_000 : 3_000_000
 _ = run(samples: samples / 10)  // warm-up
 let result = run(samples: samples)
+let days = samples / users.count / 86_400
 FileHandle.standardError.write(
-    "engine: \(samples) samples (\(samples / 3 / 86_400) simulated days), \(result.callbacks) actions, \(result.seconds) s\n"
-        .data(using: .utf8)!)
+    Data("engine: \(samples) samples (\(days) simulated days), \(result.callbacks) actions, \(result.seconds) s\n".utf8))
 print("engine.samples_per_second \(Int(Double(samples) / result.seconds)) samples/s")

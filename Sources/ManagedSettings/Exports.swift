@@ -1,7 +1,7 @@
+@_exported import enum ScreenTimeModel.ActivityCategoryPolicy
 // Tokens and shield settings are the shared model's, so that the engine and the daemon enforce the very values
 // an app sets.
 @_exported import struct ScreenTimeModel.ActivityCategoryToken
-@_exported import enum ScreenTimeModel.ActivityCategoryPolicy
 @_exported import struct ScreenTimeModel.ApplicationToken
 @_exported import struct ScreenTimeModel.ShieldSettings
 @_exported import struct ScreenTimeModel.WebDomainToken

@@ -65,7 +65,9 @@ extension ActivityEngine {
         for name in activities {
             guard let state = state(of: name) else { continue }
             for slot in state.events {
-                if let usage = usage(of: slot.name, in: name, for: user) { result[name, default: [:]][slot.name] = usage }
+                if let usage = usage(of: slot.name, in: name, for: user) {
+                    result[name, default: [:]][slot.name] = usage
+                }
             }
         }
         return result

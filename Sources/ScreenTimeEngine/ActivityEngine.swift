@@ -1,4 +1,5 @@
 import ScreenTimeModel
+
 import struct Foundation.TimeZone
 
 /// Apple's DeviceActivity and ManagedSettings semantics as a pure, deterministic state machine.

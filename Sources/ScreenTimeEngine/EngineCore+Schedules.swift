@@ -1,4 +1,5 @@
 import ScreenTimeModel
+
 import struct Foundation.TimeZone
 
 extension EngineCore {
@@ -25,7 +26,8 @@ extension EngineCore {
             throw .excessiveActivities(limit: limit)
         }
         guard let interval = currentOrNextInterval(of: schedule, at: now.wallClock) else {
-            throw .invalidDateComponents(reason: "the schedule has no interval after \(zone.localTime(at: now.wallClock))")
+            throw .invalidDateComponents(
+                reason: "the schedule has no interval after \(zone.localTime(at: now.wallClock))")
         }
         let length = interval.localLength
         if let minimum = configuration.minimumIntervalLength, length < minimum {

@@ -29,8 +29,9 @@ extension EngineCore {
     }
 
     /// Adds `length` nanoseconds of the user's current use to every counter it counts toward and to the ledger.
-    mutating func credit(_ index: Int, from start: Int64, length: Int64, clockOffset: Int64, into actions: inout [Action])
-    {
+    mutating func credit(
+        _ index: Int, from start: Int64, length: Int64, clockOffset: Int64, into actions: inout [Action]
+    ) {
         updateMatching(index)
         var crossings: [UserState.Crossing] = []
         let matching = users[index].matching
@@ -57,7 +58,8 @@ extension EngineCore {
 
     /// Rebuilds the list of counters the user's current use counts toward, if activities or use changed since.
     mutating func updateMatching(_ index: Int) {
-        guard users[index].matchingTopology != topology || users[index].matchingGeneration != users[index].usesGeneration
+        guard
+            users[index].matchingTopology != topology || users[index].matchingGeneration != users[index].usesGeneration
         else { return }
         var matching: [UserState.CounterReference] = []
         let uses = users[index].uses

@@ -1,4 +1,5 @@
 import ScreenTimeModel
+
 import struct Foundation.TimeZone
 
 /// The whole state of an engine and the logic that moves it; `ActivityEngine` is its public face and

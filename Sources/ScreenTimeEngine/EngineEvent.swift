@@ -1,4 +1,5 @@
 import ScreenTimeModel
+
 import struct Foundation.TimeZone
 
 extension ActivityEngine {

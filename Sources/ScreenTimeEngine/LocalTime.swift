@@ -25,8 +25,10 @@ public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
     public var fields: (year: Int, month: Int, day: Int, weekday: Int, hour: Int, minute: Int, second: Int) {
         let date = Self.civilDate(daysSince1970: day)
         let seconds = Int(secondOfDay)
-        return (date.year, date.month, date.day, Self.weekday(daysSince1970: day), seconds / 3_600, seconds / 60 % 60,
-            seconds % 60)
+        return (
+            date.year, date.month, date.day, Self.weekday(daysSince1970: day), seconds / 3_600, seconds / 60 % 60,
+            seconds % 60
+        )
     }
 
     public var description: String {

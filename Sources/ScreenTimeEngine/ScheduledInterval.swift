@@ -1,4 +1,5 @@
 import ScreenTimeModel
+
 import struct Foundation.TimeZone
 
 /// One interval of an activity's schedule: its local start and end as the schedule names them, and the wall-clock

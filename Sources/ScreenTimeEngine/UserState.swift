@@ -112,12 +112,15 @@ struct UserState: Sendable, Codable {
                 if !counter.warned, let point = reference.warningPoint, counter.used >= point {
                     counter.warned = true
                     crossings.append(
-                        Crossing(offset: max(point - before, 0), slot: reference.slot, event: reference.event, isWarning: true))
+                        Crossing(
+                            offset: max(point - before, 0), slot: reference.slot, event: reference.event,
+                            isWarning: true))
                 }
                 if counter.used >= reference.threshold {
                     counter.reached = true
                     crossings.append(
-                        Crossing(offset: reference.threshold - before, slot: reference.slot, event: reference.event,
+                        Crossing(
+                            offset: reference.threshold - before, slot: reference.slot, event: reference.event,
                             isWarning: false))
                 }
             }

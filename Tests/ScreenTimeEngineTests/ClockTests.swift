@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Daylight-saving changes, time-zone changes, clock steps and suspend: no interval twice, no use twice, no use
@@ -22,7 +23,8 @@ import Testing
     @Test func fallBackStartsTheRepeatedHourOnceAndCountsItsUseOnce() {
         var script = EngineScript(at: wall(2025, 11, 1, 12, in: newYork), in: newYork)
         script.handle(
-            .startMonitoring(daily(from: pattern(hour: 1, minute: 30), to: pattern(hour: 3), events: [all: allActivity])))
+            .startMonitoring(
+                daily(from: pattern(hour: 1, minute: 30), to: pattern(hour: 3), events: [all: allActivity])))
         script.advance(to: wall(2025, 11, 2, 0, in: newYork))
         script.sample(alice, [use("game")])
         var callbacks: [Action] = []
@@ -38,7 +40,8 @@ import Testing
     @Test func fallBackUseCountsRealTime() {
         var script = EngineScript(at: wall(2025, 11, 2, 0, 30, in: newYork), in: newYork)
         script.handle(
-            .startMonitoring(daily(from: pattern(hour: 0), to: pattern(hour: 23, minute: 59), events: [all: allActivity])))
+            .startMonitoring(
+                daily(from: pattern(hour: 0), to: pattern(hour: 23, minute: 59), events: [all: allActivity])))
         script.sample(alice, [use("game")])
         _ = script.use(alice, [use("game")], forSeconds: 3 * 3_600)
         // 00:30 EDT + 3 h = 02:30 EST: the clock showed 2 h, 3 h were used, once.
@@ -148,8 +151,12 @@ import Testing
             .startMonitoring(daily(from: pattern(hour: 0), to: pattern(hour: 0), events: [all: allActivity])))
         script.advance(.milliseconds(500))
         script.sample(alice, [use("game")])
-        let callbacks = script.advance(.seconds(1), then: .sample(UsageSample(
-            user: alice, session: SessionID("\(alice)-1"), presence: .active, applicationsInUse: [use("game")])))
+        let callbacks = script.advance(
+            .seconds(1),
+            then: .sample(
+                UsageSample(
+                    user: alice, session: SessionID("\(alice)-1"), presence: .active, applicationsInUse: [use("game")]))
+        )
         #expect(callbacks.callbacks == [.intervalDidEnd("daily"), .intervalDidStart("daily")])
         #expect(script.used(all) == .milliseconds(500))
     }

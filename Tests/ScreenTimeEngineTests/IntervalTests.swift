@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Interval callbacks: starts, ends and warnings at the right wall-clock instants, exactly once.

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Apple's limits, as configurable defaults, refused with a typed error that says why.
@@ -41,7 +42,10 @@ import Testing
             if limit == 20 {
                 #expect(actions == [.monitoringRefused("one.more", .excessiveActivities(limit: 20))])
                 // Replacing an existing activity is no new activity.
-                #expect(!script.handle(.startMonitoring(daily("a3"))).contains { if case .monitoringRefused = $0 { true } else { false } })
+                #expect(
+                    !script.handle(.startMonitoring(daily("a3"))).contains {
+                        if case .monitoringRefused = $0 { true } else { false }
+                    })
             } else {
                 #expect(script.engine.activities.count == 21)
             }
@@ -49,17 +53,25 @@ import Testing
     }
 
     @Test func limitsCanBeLifted() {
-        #expect(refusal(daily(from: pattern(hour: 9), to: pattern(hour: 9, minute: 1)), configuration: .unlimited) == nil)
+        #expect(
+            refusal(daily(from: pattern(hour: 9), to: pattern(hour: 9, minute: 1)), configuration: .unlimited) == nil)
     }
 
     @Test func invalidComponentsAndThresholdsAreRefusedWithTheReason() {
-        #expect(refusal(daily(from: pattern(hour: 25))) == .invalidDateComponents(reason: "intervalStart: hour 25 is outside 0...23"))
-        #expect(refusal(daily(to: CalendarPattern())) == .invalidDateComponents(reason: "intervalEnd: no date or time field is set"))
-        #expect(refusal(daily(events: ["zero": ActivityEvent(threshold: .zero)]))
-            == .invalidDateComponents(reason: "the threshold of event zero must be positive"))
-        #expect(refusal(daily(from: CalendarPattern(year: 2020, month: 1, day: 1)))
-            == .invalidDateComponents(reason: "the schedule has no interval after 2025-06-04T10:00:00"))
-        #expect(refusal(daily(warning: .seconds(-1))) == .invalidDateComponents(reason: "warningTime must not be negative"))
+        #expect(
+            refusal(daily(from: pattern(hour: 25)))
+                == .invalidDateComponents(reason: "intervalStart: hour 25 is outside 0...23"))
+        #expect(
+            refusal(daily(to: CalendarPattern()))
+                == .invalidDateComponents(reason: "intervalEnd: no date or time field is set"))
+        #expect(
+            refusal(daily(events: ["zero": ActivityEvent(threshold: .zero)]))
+                == .invalidDateComponents(reason: "the threshold of event zero must be positive"))
+        #expect(
+            refusal(daily(from: CalendarPattern(year: 2020, month: 1, day: 1)))
+                == .invalidDateComponents(reason: "the schedule has no interval after 2025-06-04T10:00:00"))
+        #expect(
+            refusal(daily(warning: .seconds(-1))) == .invalidDateComponents(reason: "warningTime must not be negative"))
     }
 
     @Test func validationWithoutMonitoringChangesNothing() {

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// One step of a random sample stream: after `gap` tenths of a second, a session of a user reports a presence and
@@ -13,11 +14,14 @@ struct Step: Sendable, CustomStringConvertible {
     var session: Int
     var user: Int
 
-    static let apps: [[AppUse]] = [[use("game")], [use("editor", category: "productivity")], [], [use("game"), use("chess")]]
+    static let apps: [[AppUse]] = [
+        [use("game")], [use("editor", category: "productivity")], [], [use("game"), use("chess")],
+    ]
     var uses: [AppUse] { Self.apps[app] }
     var userID: UserID { user == 0 ? alice : bob }
     var sample: UsageSample {
-        UsageSample(user: userID, session: SessionID("\(userID)-\(session)"), presence: presence, applicationsInUse: uses)
+        UsageSample(
+            user: userID, session: SessionID("\(userID)-\(session)"), presence: presence, applicationsInUse: uses)
     }
     var description: String { "+\(gapTenths)ds u\(user) s\(session) \(presence) app\(app)" }
 }
@@ -27,27 +31,33 @@ let presences: [SessionPresence] = [.active, .active, .active, .idle, .locked, .
 func steps(maxGapTenths: Int, users: ClosedRange<Int> = 0...0, count: ClosedRange<Int> = 1...200)
     -> Generator<[Step], AnySequence<Any>>
 {
-    zip(Gen.int(in: 1...maxGapTenths), Gen.int(in: 0...(presences.count - 1)), Gen.int(in: 0...3), Gen.int(in: 0...1),
-        Gen.int(in: users))
-        .map { gap, presence, app, session, user in
-            Step(gapTenths: gap, presence: presences[presence], app: app, session: session, user: user)
-        }
-        .array(of: count)
-        .eraseToAny()
+    zip(
+        Gen.int(in: 1...maxGapTenths), Gen.int(in: 0...(presences.count - 1)), Gen.int(in: 0...3), Gen.int(in: 0...1),
+        Gen.int(in: users)
+    )
+    .map { gap, presence, app, session, user in
+        Step(gapTenths: gap, presence: presences[presence], app: app, session: session, user: user)
+    }
+    .array(of: count)
+    .eraseToAny()
 }
 
 /// An engine at noon with an all-day activity counting all activity and games, and an every-half-hour activity.
 func propertyEngine(threshold: Duration = .seconds(86_400), warning: Duration? = nil) -> EngineScript {
     var script = EngineScript(at: wall(2025, 6, 4, 12, in: utc), in: utc)
-    script.handle(.startMonitoring(daily(
-        from: pattern(hour: 0), to: pattern(hour: 0), warning: warning,
-        events: [
-            "all": ActivityEvent(threshold: threshold),
-            "games": ActivityEvent(categories: [category("games")], threshold: threshold),
-        ])))
-    script.handle(.startMonitoring(daily(
-        "halves", from: pattern(minute: 0), to: pattern(minute: 30),
-        events: ["games": ActivityEvent(categories: [category("games")], threshold: .seconds(300))])))
+    script.handle(
+        .startMonitoring(
+            daily(
+                from: pattern(hour: 0), to: pattern(hour: 0), warning: warning,
+                events: [
+                    "all": ActivityEvent(threshold: threshold),
+                    "games": ActivityEvent(categories: [category("games")], threshold: threshold),
+                ])))
+    script.handle(
+        .startMonitoring(
+            daily(
+                "halves", from: pattern(minute: 0), to: pattern(minute: 30),
+                events: ["games": ActivityEvent(categories: [category("games")], threshold: .seconds(300))])))
     return script
 }
 
@@ -59,7 +69,8 @@ extension EngineScript {
             var actions: [Action] = []
             if wakeUpHalfway, step.gapTenths > 1 {
                 actions += advance(.milliseconds(step.gapTenths / 2 * 100))
-                actions += advance(.milliseconds((step.gapTenths - step.gapTenths / 2) * 100), then: .sample(step.sample))
+                actions += advance(
+                    .milliseconds((step.gapTenths - step.gapTenths / 2) * 100), then: .sample(step.sample))
             } else {
                 actions += advance(.milliseconds(step.gapTenths * 100), then: .sample(step.sample))
             }
@@ -141,7 +152,8 @@ func playsGames(_ uses: [AppUse]) -> Bool { uses.contains { $0.category == categ
                 #expect(alone.used("games", by: user) == merged.used("games", by: user))
                 let mine: (Action) -> Bool = {
                     switch $0 {
-                    case .eventDidReachThreshold(_, _, let who), .eventWillReachThresholdWarning(_, _, let who): who == user
+                    case .eventDidReachThreshold(_, _, let who), .eventWillReachThresholdWarning(_, _, let who):
+                        who == user
                     default: false
                     }
                 }
@@ -151,7 +163,8 @@ func playsGames(_ uses: [AppUse]) -> Bool { uses.contains { $0.category == categ
     }
 
     @Test func aSnapshotRestoredAtAnyPointGivesTheSameFutureActions() async throws {
-        await propertyCheck(input: steps(maxGapTenths: 300, users: 0...1, count: 2...150), Gen.int(in: 0...1_000)) { steps, cut in
+        await propertyCheck(input: steps(maxGapTenths: 300, users: 0...1, count: 2...150), Gen.int(in: 0...1_000)) {
+            steps, cut in
             let split = cut % steps.count
             var original = propertyEngine(threshold: .seconds(90), warning: .seconds(20))
             let expected = original.play(steps)
@@ -167,7 +180,8 @@ func playsGames(_ uses: [AppUse]) -> Bool { uses.contains { $0.category == categ
     }
 
     @Test func thresholdsFireOnTheSampleTheBruteForceAnswerNames() async {
-        await propertyCheck(input: steps(maxGapTenths: 30, count: 10...300), Gen.int(in: 1...200), Gen.int(in: 0...60)) {
+        await propertyCheck(input: steps(maxGapTenths: 30, count: 10...300), Gen.int(in: 1...200), Gen.int(in: 0...60))
+        {
             steps, thresholdSeconds, warningSeconds in
             let threshold = Duration.seconds(thresholdSeconds)
             let warning = Duration.seconds(warningSeconds)
@@ -179,7 +193,9 @@ func playsGames(_ uses: [AppUse]) -> Bool { uses.contains { $0.category == categ
             let fired = { (action: Action) in actions.firstIndex { $0.contains(action) } }
             #expect(fired(.eventDidReachThreshold("games", activity: "daily", user: alice)) == reachedAt)
             #expect(fired(.eventWillReachThresholdWarning("games", activity: "daily", user: alice)) == warnedAt)
-            #expect(actions.joined().filter { $0 == .eventDidReachThreshold("games", activity: "daily", user: alice) }.count <= 1)
+            #expect(
+                actions.joined().filter { $0 == .eventDidReachThreshold("games", activity: "daily", user: alice) }.count
+                    <= 1)
         }
     }
 }

@@ -77,18 +77,22 @@ final class RecordingMonitor: DeviceActivityMonitor {
         } catch {
             Issue.record("unexpected \(error)")
         }
-        #expect(throws: DeviceActivityCenter.MonitoringError.invalidDateComponents(
-            reason: "intervalStart: weekOfYear is not supported in a schedule")
+        #expect(
+            throws: DeviceActivityCenter.MonitoringError.invalidDateComponents(
+                reason: "intervalStart: weekOfYear is not supported in a schedule")
         ) {
             try center.startMonitoring(
-                .daily, during: DeviceActivitySchedule(
+                .daily,
+                during: DeviceActivitySchedule(
                     intervalStart: DateComponents(weekOfYear: 3), intervalEnd: DateComponents(hour: 1), repeats: true))
         }
-        #expect(throws: DeviceActivityCenter.MonitoringError.invalidDateComponents(
-            reason: "threshold: month cannot express a span of time")
+        #expect(
+            throws: DeviceActivityCenter.MonitoringError.invalidDateComponents(
+                reason: "threshold: month cannot express a span of time")
         ) {
             try center.startMonitoring(
-                .daily, during: schedule, events: [.encouraged: DeviceActivityEvent(threshold: DateComponents(month: 1))])
+                .daily, during: schedule,
+                events: [.encouraged: DeviceActivityEvent(threshold: DateComponents(month: 1))])
         }
         #expect(center.activities.isEmpty)
     }
@@ -124,7 +128,8 @@ final class RecordingMonitor: DeviceActivityMonitor {
         let configuration = ShieldConfiguration(
             icon: "org.example.Game", title: .init(text: "Time's up"), primaryButtonLabel: .init(text: "Close"))
         #expect(
-            try JSONDecoder().decode(ShieldConfiguration.self, from: JSONEncoder().encode(configuration)) == configuration)
+            try JSONDecoder().decode(ShieldConfiguration.self, from: JSONEncoder().encode(configuration))
+                == configuration)
         #expect(AuthorizationStatus.approved.description == "approved")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// The interval in force at, or next after, a local time: the schedule arithmetic every engine test stands on.

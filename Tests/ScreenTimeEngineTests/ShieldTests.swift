@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Settings stores: the effective shield of a user is the union of their stores.
@@ -11,10 +12,14 @@ import Testing
 
     @Test func theEffectiveShieldIsTheUnionOfAUsersStores() {
         var script = EngineScript(at: wall(2025, 6, 4, 10, in: utc), in: utc)
-        let first = script.handle(.settingsStoreChanged(user: alice, store: "limits", settings: ShieldSettings(applications: [app("game")])))
+        let first = script.handle(
+            .settingsStoreChanged(user: alice, store: "limits", settings: ShieldSettings(applications: [app("game")])))
         #expect(changed(first).count == 1)
-        script.handle(.settingsStoreChanged(user: alice, store: "bedtime", settings: ShieldSettings(
-            applicationCategories: .all(except: [app("calculator")]))))
+        script.handle(
+            .settingsStoreChanged(
+                user: alice, store: "bedtime",
+                settings: ShieldSettings(
+                    applicationCategories: .all(except: [app("calculator")]))))
         let shield = script.engine.effectiveShield(for: alice)
         #expect(shield.shields(use("game")))
         #expect(shield.shields(use("editor", category: "productivity")))
@@ -36,7 +41,9 @@ import Testing
         ])
         #expect(shield.shields(application: app("chess"), category: category("games")))
         #expect(!shield.shields(application: app("calculator"), category: category("utilities")))
-        shield = EffectiveShield(union: [ShieldSettings(applicationCategories: .specific([category("games")], except: [app("chess")]))])
+        shield = EffectiveShield(union: [
+            ShieldSettings(applicationCategories: .specific([category("games")], except: [app("chess")]))
+        ])
         #expect(!shield.shields(application: app("chess"), category: category("games")))
         #expect(shield.shields(application: app("tetris"), category: category("games")))
         #expect(!shield.shields(application: app("editor"), category: category("productivity")))
@@ -48,13 +55,17 @@ import Testing
         script.handle(.settingsStoreChanged(user: alice, store: "a", settings: settings))
         #expect(changed(script.handle(.settingsStoreChanged(user: alice, store: "b", settings: settings))).isEmpty)
         #expect(changed(script.handle(.settingsStoreChanged(user: alice, store: "a", settings: nil))).isEmpty)
-        #expect(changed(script.handle(.settingsStoreChanged(user: alice, store: "b", settings: nil))) == [EffectiveShield()])
+        #expect(
+            changed(script.handle(.settingsStoreChanged(user: alice, store: "b", settings: nil))) == [EffectiveShield()]
+        )
         #expect(script.engine.settings(of: "a", for: alice) == nil)
     }
 
     @Test func webDomainsAreShieldedByDomainAndCategory() {
         let shield = EffectiveShield(union: [ShieldSettings(webDomains: [WebDomainToken(rawValue: "video")])])
-        let browsing = AppUse(application: app("browser"), category: category("web-browsers"), webDomain: WebDomainToken(rawValue: "video"))
+        let browsing = AppUse(
+            application: app("browser"), category: category("web-browsers"),
+            webDomain: WebDomainToken(rawValue: "video"))
         #expect(shield.shields(browsing))
         #expect(!shield.shields(use("browser", category: "web-browsers")))
     }

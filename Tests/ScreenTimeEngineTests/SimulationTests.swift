@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Four weeks of a household's use, across a daylight-saving change, through the engine.
@@ -55,31 +56,40 @@ import Testing
         // long) included.
         let start = LocalTime(year: 2025, month: 2, day: 28, hour: 23)
         #expect(simulation.localTimes(of: .intervalDidStart("daily")) == [start] + localTimes(days: 1...28, 0))
-        #expect(simulation.localTimes(of: .intervalWillEndWarning("daily"))
-            == [start + 55 * 60] + localTimes(days: 1...27, 23, 55))
+        #expect(
+            simulation.localTimes(of: .intervalWillEndWarning("daily"))
+                == [start + 55 * 60] + localTimes(days: 1...27, 23, 55))
         #expect(simulation.localTimes(of: .intervalDidEnd("bedtime")) == localTimes(days: 1...28, 7))
         #expect(simulation.localTimes(of: .intervalDidStart("bedtime")) == [start] + localTimes(days: 1...28, 21))
-        #expect(simulation.localTimes(of: .intervalDidStart("monday")) == [3, 10, 17, 24].map {
-            LocalTime(year: 2025, month: 3, day: $0, hour: 8)
-        })
+        #expect(
+            simulation.localTimes(of: .intervalDidStart("monday"))
+                == [3, 10, 17, 24].map {
+                    LocalTime(year: 2025, month: 3, day: $0, hour: 8)
+                })
 
         // Alice's games reach an hour at 17:00 each day, warned at 16:55; Bob's at 21:00; Carol never.
-        #expect(simulation.localTimes(of: .eventDidReachThreshold("games", activity: "daily", user: alice))
-            == localTimes(days: 1...28, 17))
-        #expect(simulation.localTimes(of: .eventWillReachThresholdWarning("games", activity: "daily", user: alice))
-            == localTimes(days: 1...28, 16, 55))
-        #expect(simulation.localTimes(of: .eventDidReachThreshold("games", activity: "daily", user: bob))
-            == localTimes(days: 1...28, 21))
+        #expect(
+            simulation.localTimes(of: .eventDidReachThreshold("games", activity: "daily", user: alice))
+                == localTimes(days: 1...28, 17))
+        #expect(
+            simulation.localTimes(of: .eventWillReachThresholdWarning("games", activity: "daily", user: alice))
+                == localTimes(days: 1...28, 16, 55))
+        #expect(
+            simulation.localTimes(of: .eventDidReachThreshold("games", activity: "daily", user: bob))
+                == localTimes(days: 1...28, 21))
         // Bob's three hours of all activity are reached at noon each day.
-        #expect(simulation.localTimes(of: .eventDidReachThreshold("all", activity: "daily", user: bob))
-            == localTimes(days: 1...28, 12))
-        #expect(!simulation.log.contains {
-            if case .eventDidReachThreshold(_, _, carol) = $0.action { true } else { false }
-        })
+        #expect(
+            simulation.localTimes(of: .eventDidReachThreshold("all", activity: "daily", user: bob))
+                == localTimes(days: 1...28, 12))
+        #expect(
+            !simulation.log.contains {
+                if case .eventDidReachThreshold(_, _, carol) = $0.action { true } else { false }
+            })
 
         // Each threshold fires once per interval: 28 days × (Alice games, Bob games, Bob all).
-        #expect(simulation.log.filter { if case .eventDidReachThreshold = $0.action { true } else { false } }.count
-            == 3 * 28)
+        #expect(
+            simulation.log.filter { if case .eventDidReachThreshold = $0.action { true } else { false } }.count
+                == 3 * 28)
         print("simulation: 28 days, 3 users, \(simulation.handledEvents) events handled in \(elapsed)")
         #expect(elapsed < .seconds(5))
     }

@@ -1,13 +1,16 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Persisting and restoring: a restarted daemon resumes the same counters and never counts the time it was away.
 @Suite struct SnapshotTests {
     let limit: ActivityEventName = "limit"
     var registration: ActivityRegistration {
-        daily(warning: .seconds(10), events: [limit: ActivityEvent(categories: [category("games")], threshold: .seconds(60))])
+        daily(
+            warning: .seconds(10),
+            events: [limit: ActivityEvent(categories: [category("games")], threshold: .seconds(60))])
     }
 
     func roundTrip(_ engine: ActivityEngine) throws -> ActivityEngine {
@@ -29,10 +32,11 @@ import Testing
         #expect(script.used(limit) == .seconds(40))
         script.sample(alice, [use("game")])
         let callbacks = script.use(alice, [use("game")], forSeconds: 30)
-        #expect(callbacks == [
-            .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
-            .eventDidReachThreshold(limit, activity: "daily", user: alice),
-        ])
+        #expect(
+            callbacks == [
+                .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
+                .eventDidReachThreshold(limit, activity: "daily", user: alice),
+            ])
         #expect(script.used(limit) == .seconds(70))
     }
 
@@ -53,8 +57,9 @@ import Testing
     }
 
     @Test func aSnapshotOfAnotherFormatIsRefused() throws {
-        var object = try JSONSerialization.jsonObject(
-            with: JSONEncoder().encode(ActivityEngine(timeZone: utc).snapshot())) as! [String: Any]
+        var object =
+            try JSONSerialization.jsonObject(
+                with: JSONEncoder().encode(ActivityEngine(timeZone: utc).snapshot())) as! [String: Any]
         object["formatVersion"] = 99
         let data = try JSONSerialization.data(withJSONObject: object)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(EngineSnapshot.self, from: data) }
@@ -62,7 +67,8 @@ import Testing
 
     @Test func storesAndShieldsSurviveARestore() throws {
         var script = EngineScript(at: wall(2025, 6, 4, 10, in: utc), in: utc)
-        script.handle(.settingsStoreChanged(user: alice, store: "limits", settings: ShieldSettings(applications: [app("game")])))
+        script.handle(
+            .settingsStoreChanged(user: alice, store: "limits", settings: ShieldSettings(applications: [app("game")])))
         let restored = try roundTrip(script.engine)
         #expect(restored.effectiveShield(for: alice).shields(use("game")))
         #expect(restored.settings(of: "limits", for: alice) == ShieldSettings(applications: [app("game")]))

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeModel
 import Testing
+
 @testable import ScreenTimeEngine
 
 /// Event thresholds and warnings: what counts, for whom, and exactly when they fire.
@@ -14,7 +15,9 @@ import Testing
     {
         daily(
             warning: warning,
-            events: [limit: ActivityEvent(categories: [category("games")], threshold: threshold, includesPastActivity: past)])
+            events: [
+                limit: ActivityEvent(categories: [category("games")], threshold: threshold, includesPastActivity: past)
+            ])
     }
 
     func script(_ registration: ActivityRegistration? = nil) -> EngineScript {
@@ -29,12 +32,15 @@ import Testing
         let start = script.now.wallClock
         var fired: [(Action, Duration)] = []
         for _ in 0..<120 {
-            for action in script.use(alice, [game], forSeconds: 1) { fired.append((action, script.now.wallClock - start)) }
+            for action in script.use(alice, [game], forSeconds: 1) {
+                fired.append((action, script.now.wallClock - start))
+            }
         }
-        #expect(fired.map(\.0) == [
-            .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
-            .eventDidReachThreshold(limit, activity: "daily", user: alice),
-        ])
+        #expect(
+            fired.map(\.0) == [
+                .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
+                .eventDidReachThreshold(limit, activity: "daily", user: alice),
+            ])
         #expect(fired.map(\.1) == [.seconds(50), .seconds(60)])
         #expect(script.engine.usage(of: limit, in: "daily", for: alice)?.remaining == .zero)
     }
@@ -54,13 +60,17 @@ import Testing
                     fired.append((action, script.now.monotonic - start))
                 }
             }
-            script.advance(next - script.now.monotonic, then: .sample(UsageSample(
-                user: alice, session: SessionID("\(alice)-1"), presence: .active, applicationsInUse: [game])))
+            script.advance(
+                next - script.now.monotonic,
+                then: .sample(
+                    UsageSample(
+                        user: alice, session: SessionID("\(alice)-1"), presence: .active, applicationsInUse: [game])))
         }
-        #expect(fired.map(\.0) == [
-            .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
-            .eventDidReachThreshold(limit, activity: "daily", user: alice),
-        ])
+        #expect(
+            fired.map(\.0) == [
+                .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
+                .eventDidReachThreshold(limit, activity: "daily", user: alice),
+            ])
         #expect(fired.map(\.1) == [.seconds(50), .seconds(60)])
     }
 
@@ -72,7 +82,9 @@ import Testing
         script.sample(alice, [game])
         #expect(script.used(limit) == .zero)
         #expect(
-            script.use(alice, [game], forSeconds: 61) == [.eventDidReachThreshold(limit, activity: "daily", user: alice)])
+            script.use(alice, [game], forSeconds: 61) == [
+                .eventDidReachThreshold(limit, activity: "daily", user: alice)
+            ])
     }
 
     @Test func onlyMatchingAppsInAnActiveSessionCount() {
@@ -90,8 +102,12 @@ import Testing
 
     @Test func aUsersTimeCountsOnceAcrossSessionsAndApps() {
         let all: ActivityEventName = "all"
-        var script = script(daily(events: [all: ActivityEvent(threshold: .seconds(3_600)), limit: ActivityEvent(
-            categories: [category("games")], threshold: .seconds(3_600))]))
+        var script = script(
+            daily(events: [
+                all: ActivityEvent(threshold: .seconds(3_600)),
+                limit: ActivityEvent(
+                    categories: [category("games")], threshold: .seconds(3_600)),
+            ]))
         script.sample(alice, [game, use("game2")], session: "1")
         script.sample(alice, [game, editor], session: "2")
         for _ in 0..<100 {
@@ -105,8 +121,12 @@ import Testing
 
     @Test func anActiveSessionWithNothingInFrontCountsAsAllActivityOnly() {
         let all: ActivityEventName = "all"
-        var script = script(daily(events: [all: ActivityEvent(threshold: .seconds(3_600)), limit: ActivityEvent(
-            categories: [category("games")], threshold: .seconds(3_600))]))
+        var script = script(
+            daily(events: [
+                all: ActivityEvent(threshold: .seconds(3_600)),
+                limit: ActivityEvent(
+                    categories: [category("games")], threshold: .seconds(3_600)),
+            ]))
         script.sample(alice, [])
         _ = script.use(alice, [], forSeconds: 20)
         #expect(script.used(all) == .seconds(20))
@@ -135,16 +155,18 @@ import Testing
     }
 
     @Test func severalEventsOfOneActivityFireInTheOrderUseReachesThem() {
-        var script = script(daily(events: [
-            "b.half": ActivityEvent(applications: [app("game")], threshold: .seconds(30)),
-            "a.full": ActivityEvent(applications: [app("game")], threshold: .seconds(60)),
-            "c.other": ActivityEvent(applications: [app("editor")], threshold: .seconds(10)),
-        ]))
+        var script = script(
+            daily(events: [
+                "b.half": ActivityEvent(applications: [app("game")], threshold: .seconds(30)),
+                "a.full": ActivityEvent(applications: [app("game")], threshold: .seconds(60)),
+                "c.other": ActivityEvent(applications: [app("editor")], threshold: .seconds(10)),
+            ]))
         script.sample(alice, [game])
-        #expect(script.use(alice, [game], forSeconds: 120) == [
-            .eventDidReachThreshold("b.half", activity: "daily", user: alice),
-            .eventDidReachThreshold("a.full", activity: "daily", user: alice),
-        ])
+        #expect(
+            script.use(alice, [game], forSeconds: 120) == [
+                .eventDidReachThreshold("b.half", activity: "daily", user: alice),
+                .eventDidReachThreshold("a.full", activity: "daily", user: alice),
+            ])
     }
 
     @Test func aStaleSampleStopsCountingAfterTheHoldLimit() {
@@ -168,9 +190,10 @@ import Testing
     @Test func aWarningLongerThanTheThresholdComesWithTheFirstUse() {
         var script = script(gamesActivity(threshold: .seconds(60), warning: .seconds(120)))
         script.sample(alice, [game])
-        #expect(script.use(alice, [game], forSeconds: 1) == [
-            .eventWillReachThresholdWarning(limit, activity: "daily", user: alice)
-        ])
+        #expect(
+            script.use(alice, [game], forSeconds: 1) == [
+                .eventWillReachThresholdWarning(limit, activity: "daily", user: alice)
+            ])
     }
 
     @Test func pastActivityCountsOnlyWhenTheEventAsks() {
@@ -183,9 +206,11 @@ import Testing
             let started = script.handle(.startMonitoring(gamesActivity(warning: .seconds(30), past: includesPast)))
             if includesPast {
                 #expect(script.used(limit) == .seconds(40))
-                #expect(started.callbacks == [
-                    .intervalDidStart("daily"), .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
-                ])
+                #expect(
+                    started.callbacks == [
+                        .intervalDidStart("daily"),
+                        .eventWillReachThresholdWarning(limit, activity: "daily", user: alice),
+                    ])
             } else {
                 #expect(script.used(limit) == .zero)
                 #expect(started.callbacks == [.intervalDidStart("daily")])
@@ -197,18 +222,24 @@ import Testing
         var script = EngineScript(at: wall(2025, 6, 4, 9, in: utc), in: utc)
         script.sample(alice, [game])
         _ = script.use(alice, [game], forSeconds: 90)
-        #expect(script.handle(.startMonitoring(gamesActivity(warning: nil, past: true))).callbacks == [
-            .intervalDidStart("daily"), .eventDidReachThreshold(limit, activity: "daily", user: alice),
-        ])
+        #expect(
+            script.handle(.startMonitoring(gamesActivity(warning: nil, past: true))).callbacks == [
+                .intervalDidStart("daily"), .eventDidReachThreshold(limit, activity: "daily", user: alice),
+            ])
     }
 
     @Test func pastActivityBeforeTheIntervalStartDoesNotCount() {
         var script = EngineScript(at: wall(2025, 6, 4, 8, 59, in: utc), in: utc)
         script.sample(alice, [game])
         _ = script.use(alice, [game], forSeconds: 120)
-        script.handle(.startMonitoring(daily(
-            from: pattern(hour: 9), to: pattern(hour: 17),
-            events: [limit: ActivityEvent(categories: [category("games")], threshold: .seconds(600), includesPastActivity: true)])))
+        script.handle(
+            .startMonitoring(
+                daily(
+                    from: pattern(hour: 9), to: pattern(hour: 17),
+                    events: [
+                        limit: ActivityEvent(
+                            categories: [category("games")], threshold: .seconds(600), includesPastActivity: true)
+                    ])))
         #expect(script.used(limit) == .seconds(60))
     }
 
@@ -221,6 +252,8 @@ import Testing
         #expect(!usage.thresholdReached && !usage.warningGiven)
         #expect(script.engine.usage(for: alice)["daily"]?[limit] == usage)
         #expect(script.engine.usage(of: "nothing", in: "daily", for: alice) == nil)
-        #expect(script.engine.currentInterval(of: "daily")?.localEnd == LocalTime(year: 2025, month: 6, day: 4, hour: 23, minute: 59))
+        #expect(
+            script.engine.currentInterval(of: "daily")?.localEnd
+                == LocalTime(year: 2025, month: 6, day: 4, hour: 23, minute: 59))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeModel
+
 @testable import ScreenTimeEngine
 
 typealias Action = ActivityEngine.Action

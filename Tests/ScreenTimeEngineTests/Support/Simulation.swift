@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeModel
+
 @testable import ScreenTimeEngine
 
 /// Drives an engine through days of synthetic use the way a daemon would, but without waiting: each user follows
