@@ -25,7 +25,10 @@ extension EngineCore {
         {
             throw .excessiveActivities(limit: limit)
         }
-        guard let interval = currentOrNextInterval(of: schedule, at: now.wallClock) else {
+        guard
+            let interval = schedule.currentOrNextInterval(
+                at: now.wallClock, in: zone, longestInterval: configuration.maximumIntervalLength)
+        else {
             throw .invalidDateComponents(
                 reason: "the schedule has no interval after \(zone.localTime(at: now.wallClock))")
         }
@@ -36,14 +39,6 @@ extension EngineCore {
         if let maximum = configuration.maximumIntervalLength, length > maximum {
             throw .intervalTooLong(length: length, maximum: maximum)
         }
-    }
-
-    /// The interval in force at `instant`, or else the next one.
-    func currentOrNextInterval(of schedule: ActivitySchedule, at instant: WallClockInstant) -> ScheduledInterval? {
-        schedule.interval(containing: instant, in: zone)
-            ?? schedule.firstInterval(
-                startingAtOrAfter: zone.localTime(at: instant), endingAfter: instant, in: zone,
-                longestInterval: configuration.maximumIntervalLength)
     }
 
     mutating func startMonitoring(_ registration: ActivityRegistration, at now: Now, into actions: inout [Action]) {

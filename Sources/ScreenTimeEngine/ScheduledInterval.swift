@@ -22,10 +22,16 @@ public struct ScheduledInterval: Hashable, Sendable, Codable, CustomStringConver
 extension ActivitySchedule {
     /// The interval in progress at `instant`, or else the next one, in `timeZone`; `nil` if there is none.
     public func currentOrNextInterval(at instant: WallClockInstant, in timeZone: TimeZone) -> ScheduledInterval? {
-        let zone = ZoneRules(timeZone: timeZone)
-        return interval(containing: instant, in: zone)
+        currentOrNextInterval(at: instant, in: ZoneRules(timeZone: timeZone), longestInterval: nil)
+    }
+
+    func currentOrNextInterval(at instant: WallClockInstant, in zone: ZoneRules, longestInterval: Duration?)
+        -> ScheduledInterval?
+    {
+        interval(containing: instant, in: zone)
             ?? firstInterval(
-                startingAtOrAfter: zone.localTime(at: instant), endingAfter: instant, in: zone, longestInterval: nil)
+                startingAtOrAfter: zone.localTime(at: instant), endingAfter: instant, in: zone,
+                longestInterval: longestInterval)
     }
 
     /// The interval that starts at `localStart`, or `nil` when the end pattern never matches after it.

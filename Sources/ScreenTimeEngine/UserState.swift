@@ -104,8 +104,7 @@ struct UserState: Sendable, Codable {
     /// Adds `length` nanoseconds to every counter in `matching`, appending the points reached to `crossings`.
     mutating func credit(_ length: Int64, to matching: [CounterReference], crossings: inout [Crossing]) {
         for reference in matching {
-            var counter = counters[reference.slot][reference.event]
-            if counter.serial != reference.serial { counter = Counter(serial: reference.serial) }
+            var counter = counter(slot: reference.slot, event: reference.event, serial: reference.serial)
             let before = counter.used
             counter.used = before + length
             if !counter.reached {
@@ -129,7 +128,7 @@ struct UserState: Sendable, Codable {
     }
 
     /// The counter of an event, reset if it belongs to an earlier interval.
-    mutating func counter(slot: Int, event: Int, serial: UInt64) -> Counter {
+    func counter(slot: Int, event: Int, serial: UInt64) -> Counter {
         let counter = counters[slot][event]
         return counter.serial == serial ? counter : Counter(serial: serial)
     }
