@@ -45,6 +45,19 @@ enum FocusTestEnvironment {
         return nil
     }()
 
+    /// Why the GNOME Shell tests cannot run here, or nil when they can.
+    static let gnomeShellSkipReason: String? = {
+        guard getuid() == 0 else {
+            return "GNOME Shell focus tests skipped: they run gnome-shell as a separate unprivileged user, which needs root"
+        }
+        let absent = missing(["gnome-shell", "dbus-daemon", "gsettings", "foot", "wev", "setpriv"])
+        guard absent.isEmpty else {
+            return "GNOME Shell focus tests skipped: missing \(absent.joined(separator: ", ")) "
+                + "(apt-get install --no-install-recommends gnome-shell dbus foot wev)"
+        }
+        return nil
+    }()
+
     /// Prints the reason a suite is skipped, once, so that the test log says why.
     static func report(_ reason: String?) -> Bool {
         if let reason { print(reason) }

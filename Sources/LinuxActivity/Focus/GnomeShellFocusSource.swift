@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+import ScreenTimeModel
+import Synchronization
+
+/// Focus and idle time of a GNOME Shell session (Wayland or X11), from the Screen Time GNOME Shell extension
+/// (`packaging/gnome-shell-extension`) and Mutter's idle monitor.
+///
+/// The extension owns `org.screentime.Focus` on the session bus inside the gnome-shell process, answers
+/// `GetFocus() → (u pid, s app_id, s wm_class)` and emits `FocusChanged(u, s, s)` when the focused window
+/// changes. The source reads it once, then follows the signal on its own thread. Idle time comes from
+/// `org.gnome.Mutter.IdleMonitor` `GetIdletime` (milliseconds), re-read every `idleRefreshInterval`; between
+/// reads `current()` adds the elapsed time, so a reading may overstate idleness by at most that interval.
+///
+/// Only a `org.screentime.Focus` owned by the same connection as `org.gnome.Shell` is believed: any other
+/// program of the user could own the name and report a window of its choice.
+public final class GnomeShellFocusSource: FocusSource {
+    /// `gnome-shell`.
+    public let name = "gnome-shell"
+    /// The extension's UUID, shown in messages telling how to enable it.
+    public static let extensionUUID = "screentime-focus@screentime.org"
+    static let busName = "org.screentime.Focus"
+    static let objectPath = "/org/screentime/Focus"
+
+    private let bus: SessionBus
+    private let wakeup: WakeupDescriptor
+    private let idleRefreshInterval: Duration
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var window: FocusedWindow?
+        var idle: (time: Duration, readAt: ContinuousClock.Instant)?
+        var connected = true
+        var stopping = false
+        var statistics = FocusSourceStatistics()
+    }
+
+    /// Connects to the session bus at `busAddress`, checks that GNOME Shell runs the extension, reads the focus
+    /// and starts following `FocusChanged`.
+    public init(busAddress: String, idleRefreshInterval: Duration = .seconds(1)) throws(FocusSourceError) {
+        self.idleRefreshInterval = idleRefreshInterval
+        bus = try SessionBus(address: busAddress)
+        guard let shell = bus.nameOwner("org.gnome.Shell") else {
+            throw FocusSourceError(.noSourceForSession, "no GNOME Shell on the session bus at \(busAddress)")
+        }
+        guard let owner = bus.nameOwner(Self.busName) else {
+            throw FocusSourceError(
+                .integrationMissing,
+                "GNOME Shell runs but the Screen Time extension is not enabled "
+                    + "(gnome-extensions enable \(Self.extensionUUID), then log in again)")
+        }
+        guard owner == shell else {
+            throw FocusSourceError(
+                .protocolViolation, "\(Self.busName) is owned by \(owner), not by GNOME Shell (\(shell)); not trusted")
+        }
+        wakeup = try WakeupDescriptor()
+        let reply = try bus.call(Self.busName, Self.objectPath, Self.busName, "GetFocus")
+        let window = Self.window(from: reply)
+        let idle = readIdleTime()
+        state.withLock {
+            $0.window = window
+            $0.idle = idle.map { ($0, ContinuousClock.now) }
+            $0.statistics.queries = 1
+        }
+        try bus.addMatch(
+            "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',path='\(Self.objectPath)'"
+        ) { [weak self] message in
+            guard let self else { return }
+            let window = Self.window(from: message)
+            state.withLock { state in
+                state.statistics.eventsReceived += 1
+                guard state.window != window else { return }
+                state.window = window
+                state.statistics.changesPublished += 1
+            }
+        }
+        try bus.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.busName)'"
+        ) { [weak self] _ in
+            // The extension was disabled or GNOME Shell restarted: the collector reopens the source later.
+            self?.state.withLock { $0.connected = false }
+        }
+        let thread = Thread { [self] in
+            runEventLoop()
+            finished.signal()
+        }
+        thread.name = "screentime-gnome-focus"
+        thread.start()
+    }
+
+    /// The latest focused window and idle time; nil once the bus, the shell or the extension is gone.
+    public func current() -> FocusReading? {
+        state.withLock { state in
+            guard state.connected, !state.stopping else { return nil }
+            let idle = state.idle.map { $0.time + (ContinuousClock.now - $0.readAt) }
+            return FocusReading(window: state.window, idleTime: idle)
+        }
+    }
+
+    /// How many `FocusChanged` signals the source has received and acted on.
+    public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
+
+    /// Stops the event thread and waits for it to end. Idempotent.
+    public func close() {
+        let wait = state.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard wait else { return }
+        wakeup.signal()
+        finished.wait()
+    }
+
+    private func runEventLoop() {
+        var nextIdleRead = ContinuousClock.now + idleRefreshInterval
+        loop: while state.withLock({ $0.connected && !$0.stopping }) {
+            do {
+                while try bus.process() {}
+                if ContinuousClock.now >= nextIdleRead {
+                    let idle = readIdleTime()
+                    state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
+                    nextIdleRead = ContinuousClock.now + idleRefreshInterval
+                    continue loop
+                }
+                bus.flush()
+                let ready = try Readiness.wait(
+                    for: [bus.fileDescriptor, wakeup.fileDescriptor], timeout: nextIdleRead - ContinuousClock.now)
+                if ready[1] { wakeup.drain() }
+            } catch {
+                break loop
+            }
+        }
+        state.withLock { $0.connected = false }
+    }
+
+    private func readIdleTime() -> Duration? {
+        guard let reply = try? bus.call(
+            "org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core", "org.gnome.Mutter.IdleMonitor",
+            "GetIdletime"),
+            let milliseconds = reply.readUnsigned()
+        else { return nil }
+        return .milliseconds(Int64(clamping: milliseconds))
+    }
+
+    /// `(u pid, s app_id, s wm_class)` as a window; pid 0 and empty strings mean "unknown", all empty "none".
+    private static func window(from message: BusMessage) -> FocusedWindow? {
+        let pid = message.readUnsigned() ?? 0
+        let appID = message.readString() ?? ""
+        let windowClass = message.readString() ?? ""
+        guard pid != 0 || !appID.isEmpty || !windowClass.isEmpty else { return nil }
+        return FocusedWindow(
+            pid: pid > 0 && pid <= UInt64(Int32.max) ? ProcessID(Int32(pid)) : nil,
+            windowClass: windowClass.isEmpty ? nil : windowClass, desktopEntryID: appID.isEmpty ? nil : appID)
+    }
+}
