@@ -18,6 +18,8 @@ export NO_AT_BRIDGE=1
 uuid=$(basename "$extension")
 mkdir -p "$XDG_DATA_HOME/gnome-shell/extensions" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
 cp -r "$extension" "$XDG_DATA_HOME/gnome-shell/extensions/$uuid"
+helper=gnome-test-helper@screentime.org
+cp -r "$(dirname "$0")/$helper" "$XDG_DATA_HOME/gnome-shell/extensions/$helper"
 
 for bus in system session; do
 cat > "$runtime/$bus-bus.conf" <<CONF
@@ -43,7 +45,7 @@ export DBUS_SYSTEM_BUS_ADDRESS=$(echo "$system" | sed -n 1p)
 export DBUS_SESSION_BUS_ADDRESS=$(echo "$session" | sed -n 1p)
 
 gsettings set org.gnome.shell disable-user-extensions false
-gsettings set org.gnome.shell enabled-extensions "['$uuid']"
+gsettings set org.gnome.shell enabled-extensions "['$uuid', '$helper']"
 gsettings set org.gnome.shell welcome-dialog-last-shown-version '999'
 echo "$DBUS_SESSION_BUS_ADDRESS" > "$runtime/session-bus.tmp"
 mv "$runtime/session-bus.tmp" "$runtime/session-bus"
