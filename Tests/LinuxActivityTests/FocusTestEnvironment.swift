@@ -58,6 +58,19 @@ enum FocusTestEnvironment {
         return nil
     }()
 
+    /// Why the KWin tests cannot run here, or nil when they can.
+    static let kwinSkipReason: String? = {
+        guard getuid() == 0 else {
+            return "KWin focus tests skipped: they run KWin as a separate unprivileged user, which needs root"
+        }
+        let absent = missing(["kwin_wayland", "dbus-daemon", "foot", "setpriv"])
+        guard absent.isEmpty else {
+            return "KWin focus tests skipped: missing \(absent.joined(separator: ", ")) "
+                + "(apt-get install kwin-wayland foot); the KWin source is not proven in a real compositor here"
+        }
+        return nil
+    }()
+
     /// Prints the reason a suite is skipped, once, so that the test log says why.
     static func report(_ reason: String?) -> Bool {
         if let reason { print(reason) }

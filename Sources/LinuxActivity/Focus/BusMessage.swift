@@ -37,7 +37,8 @@ final class BusMessage {
         return String(cString: value)
     }
 
-    /// Reads the next argument as an unsigned integer of type `y`, `q`, `u` or `t`; nil on a mismatch.
+    /// Reads the next argument as an unsigned integer of type `y`, `q`, `u`, `t` (or a boolean `b` as 0/1); nil on a
+    /// mismatch.
     ///
     /// The corresponding C functions are `sd_bus_message_peek_type` and `sd_bus_message_read_basic`.
     func readUnsigned() -> UInt64? {
@@ -49,10 +50,24 @@ final class BusMessage {
         switch UInt8(bitPattern: type) {
         case UInt8(ascii: "y"): return storage & 0xff
         case UInt8(ascii: "q"): return storage & 0xffff
-        case UInt8(ascii: "u"): return storage & 0xffff_ffff
+        case UInt8(ascii: "u"), UInt8(ascii: "b"): return storage & 0xffff_ffff
         case UInt8(ascii: "t"): return storage
         default: return nil
         }
+    }
+
+    /// Reads the next argument as a signed 32-bit integer (`i`); nil on a mismatch.
+    ///
+    /// The corresponding C function is `sd_bus_message_read_basic`.
+    func readInt32() -> Int32? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        guard sd_bus_message_peek_type(message, &type, &contents) > 0, type == CChar(UInt8(ascii: "i")) else {
+            return nil
+        }
+        var value: Int32 = 0
+        guard sd_bus_message_read_basic(message, type, &value) > 0 else { return nil }
+        return value
     }
 
     /// The sender's unique name.

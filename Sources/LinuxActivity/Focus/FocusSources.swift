@@ -1,0 +1,146 @@
+import Foundation
+import ScreenTimeModel
+
+/// What the collector knows of a logind session, enough to pick and open its focus source.
+public struct FocusSessionContext: Sendable {
+    /// logind's `Type`: `x11`, `wayland`, `tty`, `mir`, `unspecified`.
+    public var sessionType: String
+    /// logind's `Display` (X11 sessions), else `DISPLAY` from `environment`.
+    public var display: String?
+    /// logind's `Desktop` (`XDG_SESSION_DESKTOP`: `gnome`, `KDE`, `sway`), else `XDG_CURRENT_DESKTOP`.
+    public var desktop: String?
+    /// The session's user.
+    public var uid: UserID
+    /// The user's home directory (for `~/.Xauthority`).
+    public var home: String?
+    /// The user's runtime directory, `/run/user/UID` (`XDG_RUNTIME_DIR`).
+    public var runtimeDirectory: String
+    /// The environment of a process of the session (`ProcessEnvironment.read(pid:)` of its leader or of a
+    /// process with a `DISPLAY`/`WAYLAND_DISPLAY`): `XAUTHORITY`, `SWAYSOCK`, `XDG_CURRENT_DESKTOP`, ...
+    public var environment: [String: String]
+
+    /// Creates a context; `runtimeDirectory` defaults to `/run/user/UID`.
+    public init(
+        sessionType: String, display: String? = nil, desktop: String? = nil, uid: UserID, home: String? = nil,
+        runtimeDirectory: String? = nil, environment: [String: String] = [:]
+    ) {
+        self.sessionType = sessionType
+        self.display = display
+        self.desktop = desktop
+        self.uid = uid
+        self.home = home
+        self.runtimeDirectory = runtimeDirectory ?? "/run/user/\(uid.rawValue)"
+        self.environment = environment
+    }
+}
+
+/// Why no focus source answered for a session: every source tried, with its reason, for `screentime now`.
+public struct FocusSourceUnavailable: Error, Sendable, CustomStringConvertible {
+    /// Each source tried (`x11`, `sway`, `gnome-shell`, `kwin`) and why it could not be used, in order.
+    public var attempts: [(source: String, error: FocusSourceError)]
+
+    /// Creates the list of failed attempts.
+    public init(attempts: [(source: String, error: FocusSourceError)]) {
+        self.attempts = attempts
+    }
+
+    public var description: String {
+        guard !attempts.isEmpty else { return "no focus source applies to this session" }
+        return attempts.map { "\($0.source): \($0.error)" }.joined(separator: "; ")
+    }
+}
+
+/// Picks and opens the focus source of a logind session.
+///
+/// - x11: `X11FocusSource` on the session's display, with the user's cookie (`XAuthority.candidatePaths`).
+/// - wayland: sway IPC if `SWAYSOCK` is set or a `sway-ipc.UID.*.sock` is in the runtime directory; otherwise,
+///   on the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `RUNTIME_DIR/bus`), the GNOME Shell extension or the
+///   KWin script, the desktop named by the session first.
+/// - anything else (tty): no source; the collector uses the terminal's foreground process group.
+///
+/// Opening a source performs I/O (connect, first query): call it from the collector's service, not on every
+/// tick; after a failure retry later (the compositor or window manager may not be up yet).
+public enum FocusSources {
+    /// Where to find the KWin script; tests and non-standard installs override it.
+    public static let defaultKWinScriptPath = KWinFocusSource.defaultScriptPath
+
+    /// Opens the right source for `context`, or throws every reason why none could be opened.
+    public static func make(_ context: FocusSessionContext, kwinScriptPath: String = defaultKWinScriptPath)
+        throws(FocusSourceUnavailable) -> any FocusSource
+    {
+        var attempts: [(String, FocusSourceError)] = []
+        switch context.sessionType {
+        case "x11":
+            do {
+                return try openX11(context)
+            } catch {
+                attempts.append(("x11", error))
+            }
+        case "wayland":
+            let sockets = swaySockets(context)
+            for socket in sockets {
+                do {
+                    return try SwayFocusSource(socketPath: socket)
+                } catch {
+                    attempts.append(("sway", error))
+                }
+            }
+            let address = busAddress(context)
+            let desktop = (context.desktop ?? context.environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased()
+            var order: [String] = ["gnome-shell", "kwin"]
+            if desktop.contains("kde") || desktop.contains("plasma") { order.reverse() }
+            for name in order {
+                do {
+                    if name == "gnome-shell" { return try GnomeShellFocusSource(busAddress: address) }
+                    return try KWinFocusSource(busAddress: address, scriptPath: kwinScriptPath)
+                } catch {
+                    attempts.append((name, error))
+                }
+            }
+            if sockets.isEmpty {
+                attempts.append(
+                    ("sway", FocusSourceError(.noSourceForSession, "no SWAYSOCK and no sway-ipc socket in \(context.runtimeDirectory)")))
+            }
+        default:
+            attempts.append(
+                ("none", FocusSourceError(
+                    .noSourceForSession, "sessions of type \(context.sessionType) have no window focus to follow")))
+        }
+        throw FocusSourceUnavailable(attempts: attempts)
+    }
+
+    private static func openX11(_ context: FocusSessionContext) throws(FocusSourceError) -> X11FocusSource {
+        guard let name = context.display ?? context.environment["DISPLAY"], !name.isEmpty else {
+            throw FocusSourceError(.noSourceForSession, "the X11 session has no display")
+        }
+        guard let display = X11Display(name) else {
+            throw FocusSourceError(.connectionFailed, "cannot parse the X display name \(name)")
+        }
+        let paths = XAuthority.candidatePaths(
+            environment: context.environment, home: context.home, runtimeDirectory: context.runtimeDirectory)
+        return try X11FocusSource(display: display, authority: XAuthority.find(for: display, in: paths)?.cookie)
+    }
+
+    private static func swaySockets(_ context: FocusSessionContext) -> [String] {
+        var sockets: [String] = []
+        if let socket = context.environment["SWAYSOCK"], !socket.isEmpty { sockets.append(socket) }
+        for socket in SwayFocusSource.sockets(in: context.runtimeDirectory, uid: context.uid)
+        where !sockets.contains(socket) {
+            sockets.append(socket)
+        }
+        return sockets
+    }
+
+    private static func busAddress(_ context: FocusSessionContext) -> String {
+        if let address = context.environment["DBUS_SESSION_BUS_ADDRESS"], address.hasPrefix("unix:path="),
+            getuid() == context.uid.rawValue
+        {
+            return address
+        }
+        let path = context.environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { address -> String? in
+            guard address.hasPrefix("unix:path=") else { return nil }
+            return String(address.dropFirst("unix:path=".count).prefix { $0 != "," })
+        } ?? UserSessionBus.socketPath(runtimeDirectory: context.runtimeDirectory)
+        return UserSessionBus.address(ofUserBusAt: path, uid: context.uid.rawValue)
+    }
+}

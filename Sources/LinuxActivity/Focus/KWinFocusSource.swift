@@ -1,0 +1,163 @@
+import Dispatch
+import Foundation
+import ScreenTimeModel
+import Synchronization
+
+/// Focus of a KDE Plasma session (Wayland or X11), reported by a KWin script that the source loads.
+///
+/// KWin scripts cannot export D-Bus objects but can call them (`callDBus`), so the direction is: the source owns
+/// `org.screentime.FocusSink` on the user's session bus and exports `/org/screentime/FocusSink` with
+/// `WindowActivated(s pid, s resource_class, s desktop_file_name)`; it then loads
+/// `packaging/kwin-script/screentime-focus/contents/code/main.js` through `org.kde.kwin.Scripting.loadScript`
+/// and `start`. The script reports the active window at start and on every `windowActivated`
+/// (`clientActivated` before Plasma 6). Only calls whose sender is the owner of `org.kde.KWin` are believed.
+/// On `close()` the script is unloaded.
+///
+/// Idle time comes from `org.freedesktop.ScreenSaver.GetSessionIdleTime` (seconds) when KDE answers it; some
+/// Plasma versions refuse it on Wayland, and then `idleTime` stays nil (logind's `IdleHint` still applies).
+public final class KWinFocusSource: FocusSource {
+    /// `kwin`.
+    public let name = "kwin"
+    /// The plugin name the script is loaded under.
+    public static let pluginName = "screentime-focus"
+    /// Where the .deb installs the script (the KPackage layout `kpackagetool5 --type KWin/Script` uses).
+    public static let defaultScriptPath = "/usr/share/kwin/scripts/screentime-focus/contents/code/main.js"
+    static let sinkName = "org.screentime.FocusSink"
+    static let sinkPath = "/org/screentime/FocusSink"
+
+    private let bus: SessionBus
+    private let wakeup: WakeupDescriptor
+    private let idleRefreshInterval: Duration
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var window: FocusedWindow?
+        var idle: (time: Duration, readAt: ContinuousClock.Instant)?
+        var reported = false
+        var connected = true
+        var stopping = false
+        var statistics = FocusSourceStatistics()
+    }
+
+    /// Connects to the session bus at `busAddress`, exports the sink, loads and starts the KWin script.
+    public init(busAddress: String, scriptPath: String = KWinFocusSource.defaultScriptPath,
+        idleRefreshInterval: Duration = .seconds(1)) throws(FocusSourceError)
+    {
+        self.idleRefreshInterval = idleRefreshInterval
+        bus = try SessionBus(address: busAddress)
+        guard let kwin = bus.nameOwner("org.kde.KWin") else {
+            throw FocusSourceError(.noSourceForSession, "no KWin on the session bus at \(busAddress)")
+        }
+        guard FileManager.default.isReadableFile(atPath: scriptPath) else {
+            throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
+        }
+        wakeup = try WakeupDescriptor()
+        try bus.addObject(Self.sinkPath) { [weak self] message in
+            guard message.member == "WindowActivated" else {
+                return ("org.freedesktop.DBus.Error.UnknownMethod", "only WindowActivated(sss) is served")
+            }
+            guard message.sender == kwin else {
+                return ("org.freedesktop.DBus.Error.AccessDenied", "only KWin may report the active window")
+            }
+            let pid = Int32(message.readString() ?? "") ?? 0
+            let resourceClass = message.readString() ?? ""
+            let desktopFile = message.readString() ?? ""
+            let window: FocusedWindow? =
+                pid <= 0 && resourceClass.isEmpty
+                ? nil
+                : FocusedWindow(
+                    pid: pid > 0 ? ProcessID(pid) : nil, windowClass: resourceClass.isEmpty ? nil : resourceClass,
+                    desktopEntryID: desktopFile.isEmpty ? nil : desktopFile)
+            self?.state.withLock { state in
+                state.statistics.eventsReceived += 1
+                state.reported = true
+                guard state.window != window else { return }
+                state.window = window
+                state.statistics.changesPublished += 1
+            }
+            return nil
+        }
+        try bus.requestName(Self.sinkName)
+        let scripting = ("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting")
+        if let loaded = try? bus.call(scripting.0, scripting.1, scripting.2, "isScriptLoaded", [.string(Self.pluginName)]),
+            loaded.readUnsigned() == 1
+        {
+            _ = try? bus.call(scripting.0, scripting.1, scripting.2, "unloadScript", [.string(Self.pluginName)])
+        }
+        let reply = try bus.call(
+            scripting.0, scripting.1, scripting.2, "loadScript", [.string(scriptPath), .string(Self.pluginName)])
+        guard (reply.readInt32() ?? -1) >= 0 else {
+            throw FocusSourceError(.integrationMissing, "KWin refused to load the script \(scriptPath)")
+        }
+        _ = try bus.call(scripting.0, scripting.1, scripting.2, "start")
+        let idle = readIdleTime()
+        state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
+        try bus.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.kde.KWin'") {
+            [weak self] _ in
+            self?.state.withLock { $0.connected = false }
+        }
+        let thread = Thread { [self] in
+            runEventLoop()
+            finished.signal()
+        }
+        thread.name = "screentime-kwin-focus"
+        thread.start()
+    }
+
+    /// The window KWin last reported and the idle time; nil once KWin or the bus is gone, or before the script
+    /// has reported anything.
+    public func current() -> FocusReading? {
+        state.withLock { state in
+            guard state.connected, !state.stopping, state.reported else { return nil }
+            let idle = state.idle.map { $0.time + (ContinuousClock.now - $0.readAt) }
+            return FocusReading(window: state.window, idleTime: idle)
+        }
+    }
+
+    /// How many reports the script has sent.
+    public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
+
+    /// Unloads the script, gives the bus name back and stops the thread. Idempotent.
+    public func close() {
+        let wait = state.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard wait else { return }
+        wakeup.signal()
+        finished.wait()
+    }
+
+    private func runEventLoop() {
+        var nextIdleRead = ContinuousClock.now + idleRefreshInterval
+        loop: while state.withLock({ $0.connected && !$0.stopping }) {
+            do {
+                while try bus.process() {}
+                if ContinuousClock.now >= nextIdleRead {
+                    let idle = readIdleTime()
+                    state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
+                    nextIdleRead = ContinuousClock.now + idleRefreshInterval
+                    continue loop
+                }
+                bus.flush()
+                let ready = try Readiness.wait(
+                    for: [bus.fileDescriptor, wakeup.fileDescriptor], timeout: nextIdleRead - ContinuousClock.now)
+                if ready[1] { wakeup.drain() }
+            } catch {
+                break loop
+            }
+        }
+        _ = try? bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [.string(Self.pluginName)])
+        bus.releaseName(Self.sinkName)
+        state.withLock { $0.connected = false }
+    }
+
+    private func readIdleTime() -> Duration? {
+        guard let reply = try? bus.call(
+            "org.freedesktop.ScreenSaver", "/ScreenSaver", "org.freedesktop.ScreenSaver", "GetSessionIdleTime"),
+            let seconds = reply.readUnsigned()
+        else { return nil }
+        return .seconds(Int64(clamping: seconds))
+    }
+}
