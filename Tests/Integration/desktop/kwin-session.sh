@@ -30,4 +30,7 @@ export DBUS_SESSION_BUS_ADDRESS=$(echo "$session" | sed -n 1p)
 echo "$DBUS_SESSION_BUS_ADDRESS" > "$runtime/session-bus.tmp"
 mv "$runtime/session-bus.tmp" "$runtime/session-bus"
 export QT_QPA_PLATFORM=wayland KWIN_COMPOSE=Q
-exec kwin_wayland --virtual --no-lockscreen --no-global-shortcuts --socket wayland-kwin
+# Debian's kwin_wayland carries file capabilities (cap_sys_nice); where they cannot be granted (a container's
+# bounding set), exec fails with EPERM. A copy has none.
+cp /usr/bin/kwin_wayland "$runtime/kwin_wayland"
+exec "$runtime/kwin_wayland" --virtual --no-lockscreen --no-global-shortcuts --socket wayland-kwin
