@@ -81,7 +81,8 @@ extension DesktopEntry {
         self.hidden = values["Hidden"] == "true"
     }
 
-    /// Decodes the value escapes `\s`, `\n`, `\t`, `\r`, `\\` (other backslashes are kept for `Exec` unquoting).
+    /// Decodes the value escapes `\s`, `\n`, `\t`, `\r`, `\\`; other backslashes are kept for `Exec` unquoting, which
+    /// the specification applies after this general rule.
     static func unescapeValue(_ value: some StringProtocol) -> String {
         var result = ""
         var iterator = value.makeIterator()
@@ -95,7 +96,7 @@ extension DesktopEntry {
             case "n": result.append("\n")
             case "t": result.append("\t")
             case "r": result.append("\r")
-            case "\\": result.append("\\\\")  // kept escaped: Exec unquoting consumes one level
+            case "\\": result.append("\\")
             case let other?: result.append("\\"); result.append(other)
             case nil: result.append("\\")
             }

@@ -1,0 +1,169 @@
+import Glibc
+import ScreenTimeModel
+import Testing
+
+@testable import LinuxActivity
+
+/// App identity of real processes on this machine's /proc.
+@Suite(.serialized) struct AppIdentityOfRealProcesses {
+    /// Starts `argv` with posix_spawn; the returned pid is killed and reaped by `stop`.
+    func spawn(_ argv: [String], environment: [String] = []) throws -> pid_t {
+        var pid: pid_t = 0
+        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var environ: [UnsafeMutablePointer<CChar>?] = (environment + ["PATH=/usr/bin:/bin"]).map { strdup($0) } + [nil]
+        defer { for pointer in arguments + environ { free(pointer) } }
+        guard posix_spawn(&pid, argv[0], nil, nil, &arguments, &environ) == 0 else {
+            throw TestError("cannot start \(argv[0])")
+        }
+        return pid
+    }
+
+    func stop(_ pids: [pid_t]) {
+        for pid in pids { kill(pid, SIGKILL) }
+        for pid in pids { var status: Int32 = 0; waitpid(pid, &status, 0) }
+    }
+
+    /// Refreshes a table until `pid` (and anything it started) is in it, then resolves every new process in order.
+    func resolvedTable(waitingFor pid: pid_t, index: DesktopEntryIndex) -> ProcessTable {
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        let resolver = AppResolver()
+        for _ in 0..<50 {
+            table.refresh()
+            if table.entries[ProcessID(pid)] != nil { break }
+            usleep(20_000)
+        }
+        let ordered = table.entries.values.sorted { ($0.stat.startTime, $0.pid) < ($1.stat.startTime, $1.pid) }
+        for entry in ordered {
+            let parent = table.entries[entry.stat.parent]?.app
+            if let app = resolver.resolve(entry, parent: parent, desktopEntries: index) { table.setApp(app, for: entry.pid) }
+        }
+        return table
+    }
+
+    func child(of parent: pid_t) -> pid_t? {
+        guard let text = FileSystem.readText("/proc/\(parent)/task/\(parent)/children") else { return nil }
+        return text.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
+    @Test func aProcessThatRenamesItselfKeepsItsExecutablesApp() throws {
+        let directory = "/tmp/st-identity-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        // `exec -a` changes argv[0]; the copied binary named supertuxkart is what really runs.
+        try copyFile("/bin/sleep", to: "\(directory)/supertuxkart")
+        let pid = try spawn(["/bin/bash", "-c", "exec -a innocent \(directory)/supertuxkart 600"])
+        defer { stop([pid]) }
+        usleep(100_000)
+        let table = resolvedTable(waitingFor: pid, index: DesktopEntryIndex(entries: []))
+        let entry = try #require(table.entries[ProcessID(pid)])
+        #expect(FileSystem.readText("/proc/\(pid)/cmdline")?.hasPrefix("innocent") == true)
+        #expect(entry.app == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
+    }
+
+    @Test func childrenInheritAnAncestorRecognizedByItsDesktopEntry() throws {
+        let directory = "/tmp/st-inherit-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/launcher", "#!/bin/sh\n/bin/sleep 600 &\nwait\n")
+        chmod("\(directory)/launcher", 0o755)
+        let entry = try #require(
+            DesktopEntry(id: "org.example.Launcher", parsing: "[Desktop Entry]\nName=Launcher\nExec=\(directory)/launcher\n"))
+        let pid = try spawn(["/bin/sh", "\(directory)/launcher"])
+        defer { stop([pid]) }
+        var sleeper: pid_t?
+        for _ in 0..<50 where sleeper == nil {
+            usleep(20_000)
+            sleeper = child(of: pid)
+        }
+        let sleeperPID = try #require(sleeper)
+        defer { stop([sleeperPID]) }
+        let table = resolvedTable(waitingFor: sleeperPID, index: DesktopEntryIndex(entries: [entry]))
+        #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("org.example.Launcher"), source: .desktopEntry))
+        #expect(table.entries[ProcessID(sleeperPID)]?.app == ResolvedApp(id: AppID("org.example.Launcher"), source: .inherited))
+    }
+
+    @Test func anInterpretedProgramIsNamedByItsScript() throws {
+        let directory = "/tmp/st-script-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/mygame.sh", "sleep 600\n")
+        let pid = try spawn(["/bin/bash", "\(directory)/mygame.sh"])
+        defer {
+            if let sleeper = child(of: pid) { stop([sleeper]) }
+            stop([pid])
+        }
+        usleep(100_000)
+        let table = resolvedTable(waitingFor: pid, index: DesktopEntryIndex(entries: []))
+        #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("mygame.sh"), source: .script))
+    }
+
+    @Test func aReusedOrReExecutedPidIsReadAgain() throws {
+        let pid = try spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
+        defer { stop([pid]) }
+        usleep(50_000)
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.refresh()
+        let before = try #require(table.entries[ProcessID(pid)])
+        #expect(before.executable.map { $0.hasSuffix("sh") || $0.hasSuffix("dash") || $0.hasSuffix("bash") } == true)
+        // After a second the shell execs sleep: same pid, same start time, another program.
+        var after = table.verify(ProcessID(pid))
+        for _ in 0..<150 where after?.executable != "/usr/bin/sleep" {
+            usleep(20_000)
+            after = table.verify(ProcessID(pid))
+        }
+        #expect(after?.executable == "/usr/bin/sleep")
+        #expect(after?.stat.startTime == before.stat.startTime)
+        let changes = table.refresh()
+        #expect(changes.removed.contains { $0.pid == ProcessID(pid) })
+        #expect(changes.added.contains(ProcessID(pid)))
+    }
+
+    @Test func vanishedProcessesLeaveTheTable() throws {
+        let pid = try spawn(["/bin/sleep", "600"])
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.refresh()
+        #expect(table.entries[ProcessID(pid)] != nil)
+        stop([pid])
+        let changes = table.refresh()
+        #expect(table.entries[ProcessID(pid)] == nil)
+        #expect(changes.removed.contains { $0.pid == ProcessID(pid) })
+    }
+
+    @Test func processEventsReportForksAndExitsLikeAListingDoes() throws {
+        guard getuid() == 0 || ProcessEvents.open() != nil else {
+            print("skipped: proc connector events need root or Linux 6.6 in the initial namespaces")
+            return
+        }
+        let table = ProcessTable()
+        table.refresh()
+        guard table.followsProcessEvents else {
+            print("skipped: proc connector events unavailable here")
+            return
+        }
+        let pid = try spawn(["/bin/sleep", "600"])
+        var found = false
+        for _ in 0..<50 where !found {
+            usleep(20_000)
+            found = table.refresh().added.contains(ProcessID(pid))
+        }
+        #expect(found)
+        #expect(table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep")
+        stop([pid])
+        var removed = false
+        for _ in 0..<50 where !removed {
+            usleep(20_000)
+            removed = table.refresh().removed.contains { $0.pid == ProcessID(pid) }
+        }
+        #expect(removed)
+    }
+}
+
+/// Copies a file byte for byte, keeping it executable.
+func copyFile(_ source: String, to destination: String) throws {
+    guard let bytes = FileSystem.readBytes(source) else { throw TestError("cannot read \(source)") }
+    let descriptor = open(destination, O_WRONLY | O_CREAT | O_TRUNC, 0o755)
+    guard descriptor >= 0 else { throw TestError("cannot create \(destination)") }
+    defer { close(descriptor) }
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+}

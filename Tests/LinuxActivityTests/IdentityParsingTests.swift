@@ -1,0 +1,198 @@
+import Glibc
+import ScreenTimeModel
+import Testing
+
+@testable import LinuxActivity
+
+@Suite struct UnitNames {
+    @Test(arguments: [
+        ("app-gnome-org.gnome.Terminal-12345.scope", "org.gnome.Terminal"),
+        ("app-org.kde.konsole-4242.scope", "org.kde.konsole"),
+        ("app-flatpak-org.mozilla.firefox-98765.scope", "org.mozilla.firefox"),
+        ("app-gnome-org.example.Game-4242.scope", "org.example.Game"),
+        ("app-org.kde.dolphin@8c2a4d7b.service", "org.kde.dolphin"),
+        ("app-gnome-firefox\\x2desr@12.service", "firefox-esr"),
+        ("app-gnome-xdg\\x2duser\\x2ddirs-autostart.service", "xdg-user-dirs"),
+        ("app-supertuxkart.service", "supertuxkart"),
+        ("snap.firefox.firefox-1c4f5b1e-2f0a-4c71-9d7c-1f8c0e8d3a7b.scope", "firefox_firefox"),
+        ("snap.code.url-handler-5a0c2bd2-7ef3-4e1a-b0d4-3b1d2d6d0c41.scope", "code_url-handler"),
+    ])
+    func unitsCarryTheirAppID(unit: String, expected: String) {
+        #expect(UnitName.appID(of: unit) == AppID(expected))
+    }
+
+    @Test(arguments: [
+        "session-3.scope", "user@1000.service", "app.slice", "dbus.service", "app-.scope", "app--1.scope",
+        "init.scope", "app-a-b-c-d.scope",
+    ])
+    func otherUnitsNameNoApp(unit: String) {
+        #expect(UnitName.appID(of: unit) == nil)
+    }
+}
+
+@Suite struct DesktopEntries {
+    @Test func parsesIdentityKeysAndSkipsOtherGroups() throws {
+        let text = """
+            # comment
+            [Desktop Entry]
+            Type=Application
+            Name=Super Tux Kart
+            Name[de]=Super-Tux-Kart
+            Name[de_CH]=Super Tux Chärt
+            Name[sr@latin]=Super Tuks
+            Exec=supertuxkart %U
+            TryExec=/usr/games/supertuxkart
+            StartupWMClass=SuperTuxKart
+            Icon=supertuxkart
+            Categories=Game;ArcadeGame;
+
+            [Desktop Action Window]
+            Name=Windowed
+            Exec=supertuxkart --windowed
+            """
+        let entry = try #require(DesktopEntry(id: "supertuxkart", parsing: text))
+        #expect(entry.exec == ["supertuxkart"])
+        #expect(entry.tryExec == "/usr/games/supertuxkart")
+        #expect(entry.startupWMClass == "SuperTuxKart")
+        #expect(entry.categories == ["Game", "ArcadeGame"])
+        #expect(entry.name(locale: nil) == "Super Tux Kart")
+        #expect(entry.name(locale: "de_DE.UTF-8") == "Super-Tux-Kart")
+        #expect(entry.name(locale: "de_CH.UTF-8") == "Super Tux Chärt")
+        #expect(entry.name(locale: "sr_RS@latin") == "Super Tuks")
+        #expect(entry.name(locale: "fr_FR.UTF-8") == "Super Tux Kart")
+        #expect(entry.name(locale: "C") == "Super Tux Kart")
+        #expect(!entry.noDisplay && !entry.hidden)
+    }
+
+    @Test(arguments: [
+        ("prog %f", ["prog"]),
+        ("prog %F %u %U %i %c %k", ["prog"]),
+        ("prog --rate=100%%", ["prog", "--rate=100%"]),
+        (#""/opt/My Game/run" --fast"#, ["/opt/My Game/run", "--fast"]),
+        (#"sh -c "echo \\"hi\\" \\$HOME""#, ["sh", "-c", #"echo "hi" $HOME"#]),
+        (#"env LANG=C "/usr/bin/game""#, ["env", "LANG=C", "/usr/bin/game"]),
+        (#"prog\sarg"#, ["prog", "arg"]),
+        (#""prog\sarg""#, ["prog arg"]),
+        (#""C:\\\\Games""#, [#"C:\Games"#]),
+        ("  prog   a  ", ["prog", "a"]),
+        (#"prog "" end"#, ["prog", "", "end"]),
+    ])
+    func execLinesAreUnquotedAndFieldCodesDropped(exec: String, expected: [String]) throws {
+        let entry = try #require(DesktopEntry(id: "t", parsing: "[Desktop Entry]\nExec=\(exec)\n"))
+        #expect(entry.exec == expected)
+    }
+
+    @Test func valueEscapes() throws {
+        let entry = try #require(DesktopEntry(id: "t", parsing: "[Desktop Entry]\nName=a\\sb\\tc\\nd\n"))
+        #expect(entry.name(locale: nil) == "a b\tc\nd")
+    }
+
+    @Test func hiddenAndNoDisplay() throws {
+        let hidden = try #require(DesktopEntry(id: "h", parsing: "[Desktop Entry]\nHidden=true\nNoDisplay=true\n"))
+        #expect(hidden.hidden && hidden.noDisplay)
+        #expect(DesktopEntryIndex(entries: [hidden]).entries.isEmpty)
+    }
+
+    @Test func notADesktopFileIsNil() {
+        #expect(DesktopEntry(id: "x", parsing: "Name=x\n") == nil)
+    }
+
+    @Test func indexFindsEntriesByExecutableWindowClassAndScript() throws {
+        let game = try #require(DesktopEntry(id: "org.example.Game", parsing: """
+            [Desktop Entry]
+            Name=Game
+            Exec=env SDL_VIDEODRIVER=x11 /opt/example/bin/game --fullscreen %u
+            StartupWMClass=ExampleGame
+            """))
+        let tool = try #require(DesktopEntry(id: "org.example.Tool", parsing: """
+            [Desktop Entry]
+            Name=Tool
+            Exec=python3 /opt/example/tool.py %F
+            """))
+        let index = DesktopEntryIndex(entries: [game, tool])
+        #expect(index.entry(forExecutable: "/opt/example/bin/game")?.id == "org.example.Game")
+        #expect(index.entry(forExecutable: "/elsewhere/game")?.id == "org.example.Game")
+        #expect(index.entry(forExecutable: "/opt/example/tool.py")?.id == "org.example.Tool")
+        #expect(index.entry(forExecutable: "/usr/bin/python3") == Optional<DesktopEntry>.none)
+        #expect(index.entry(forWindowClass: "examplegame")?.id == "org.example.Game")
+        #expect(index.entry(forWindowClass: "org.example.Tool")?.id == "org.example.Tool")
+        #expect(index.entry(forWindowClass: "Game")?.id == "org.example.Game")
+    }
+
+    @Test func userEntriesHideSystemOnesWithTheSameID() throws {
+        let root = "/tmp/st-desktop-\(getpid())"
+        defer { _ = try? removeTree(root) }
+        try writeFile("\(root)/home/applications/org.example.Game.desktop", "[Desktop Entry]\nName=Mine\nExec=mine\n")
+        try writeFile("\(root)/home/applications/gone.desktop", "[Desktop Entry]\nHidden=true\n")
+        try writeFile("\(root)/sys/applications/org.example.Game.desktop", "[Desktop Entry]\nName=System\nExec=sys\n")
+        try writeFile("\(root)/sys/applications/gone.desktop", "[Desktop Entry]\nName=Gone\nExec=gone\n")
+        try writeFile("\(root)/sys/applications/kde/konsole.desktop", "[Desktop Entry]\nName=Konsole\nExec=konsole\n")
+        let index = DesktopEntryIndex(dataDirectories: ["\(root)/home", "\(root)/sys"])
+        #expect(index.entries["org.example.Game"]?.name(locale: nil) == "Mine")
+        #expect(index.entries["gone"] == Optional<DesktopEntry>.none)
+        #expect(index.entries["kde-konsole"]?.name(locale: nil) == "Konsole")
+    }
+}
+
+@Suite struct Programs {
+    @Test(arguments: [
+        (["python3", "game.py", "--level", "2"], "game.py"),
+        (["python3", "-u", "-X", "dev", "/opt/g/main.py"], "/opt/g/main.py"),
+        (["python3", "-m", "mygame"], "mygame"),
+        (["java", "-Xmx1g", "-jar", "minecraft.jar"], "minecraft.jar"),
+        (["java", "-cp", "lib.jar", "com.example.Main"], "com.example.Main"),
+        (["wine", "C:\\Games\\game.exe"], "C:\\Games\\game.exe"),
+        (["bash", "./start.sh"], "./start.sh"),
+        (["node", "--inspect", "server.js"], "server.js"),
+    ])
+    func interpretersRunTheirScript(arguments: [String], script: String) {
+        #expect(ProgramResolver.script(arguments: arguments) == script)
+    }
+
+    @Test(arguments: [["python3"], ["bash", "-c", "sleep 1"], ["perl", "-e", "print 1"], ["bash", "-l"]])
+    func interactiveOrInlineCodeHasNoScript(arguments: [String]) {
+        #expect(ProgramResolver.script(arguments: arguments) == nil)
+    }
+
+    @Test func versionedInterpretersAreRecognized() {
+        #expect(ProgramResolver.isInterpreter("python3.11"))
+        #expect(ProgramResolver.isInterpreter("perl5.36.0"))
+        #expect(!ProgramResolver.isInterpreter("vim"))
+        #expect(!ProgramResolver.isInterpreter("python-game"))
+    }
+
+    @Test func flatpakRunNamesTheApp() {
+        #expect(ProgramResolver.effectiveCommand(["/usr/bin/flatpak", "run", "--branch=stable", "org.x.Y"]) == ["org.x.Y"])
+    }
+}
+
+@Suite struct Categories {
+    @Test(arguments: [
+        (["GTK", "Game", "ArcadeGame"], ActivityCategory.games),
+        (["Network", "WebBrowser"], .webBrowsers),
+        (["Network", "InstantMessaging"], .social),
+        (["Development", "IDE"], .developerTools),
+        (["AudioVideo", "Player"], .entertainment),
+        (["Office", "Finance"], .productivityFinance),
+        (["Graphics", "2DGraphics"], .creativity),
+        (["Education", "Math"], .education),
+        (["System", "TerminalEmulator"], .utilities),
+        (["Utility", "Calculator"], .utilities),
+        ([], .other),
+        (["X-Unknown"], .other),
+    ])
+    func freedesktopCategoriesMapOntoScreenTimeCategories(categories: [String], expected: ActivityCategory) {
+        #expect(CategoryMapping.category(for: categories) == expected)
+    }
+
+    @Test func overridesFileParsesAndReportsPositions() throws {
+        let overrides = try CategoryOverrides(parsing: "# mine\norg.example.Game = games\n\nvim=developer-tools # ok\n", file: "c")
+        #expect(overrides.categories == [AppID("org.example.Game"): .games, AppID("vim"): .developerTools])
+        #expect(throws: CategoryOverrides.ParseError.self) { try CategoryOverrides(parsing: "x = gmaes\n", file: "c") }
+        do {
+            _ = try CategoryOverrides(parsing: "\nx = gmaes\n", file: "cats.conf")
+        } catch {
+            #expect(error.description.hasPrefix("cats.conf:2:4: unknown category `gmaes`; valid: games, social"))
+        }
+    }
+}
