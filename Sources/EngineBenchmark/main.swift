@@ -1,5 +1,5 @@
 // Samples per second through the engine: 20 activities of 5 events each, 3 users with one session each, one sample
-// per user per second, apps switching every 30 s. Prints `engine.samples_per_second <value> samples/s`.
+// per user per second, apps switching every 30 s. Prints `engine.samples_per_second <value> 1/s`.
 import Foundation
 import ScreenTimeEngine
 import ScreenTimeModel
@@ -89,4 +89,4 @@ let result = run(samples: samples)
 let days = samples / users.count / 86_400
 FileHandle.standardError.write(
     Data("engine: \(samples) samples (\(days) simulated days), \(result.callbacks) actions, \(result.seconds) s\n".utf8))
-print("engine.samples_per_second \(Int(Double(samples) / result.seconds)) samples/s")
+print("engine.samples_per_second \(Int(Double(samples) / result.seconds)) 1/s")

@@ -7,14 +7,15 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
     /// The longest interval a schedule may have, or `nil` for no limit. Apple's limit is one week.
     public var maximumIntervalLength: Duration?
     /// How long a session's sample stays true when no newer one arrives. Past it the session counts as unknown
-    /// and no use accrues, so a stalled collector or a restart cannot make up usage.
+    /// and no use accrues, so a stalled collector or a restart cannot make up usage. The default, 2 s, is twice
+    /// the collector's 1-second tick: a late tick still counts in full, a stall adds at most two seconds.
     public var sampleHoldLimit: Duration
     /// How long the per-user usage record behind `includesPastActivity` is kept. At least the longest interval.
     public var pastActivityRetention: Duration
 
     public init(
         maximumActivities: Int? = 20, minimumIntervalLength: Duration? = .seconds(15 * 60),
-        maximumIntervalLength: Duration? = .seconds(7 * 86_400), sampleHoldLimit: Duration = .seconds(10),
+        maximumIntervalLength: Duration? = .seconds(7 * 86_400), sampleHoldLimit: Duration = .seconds(2),
         pastActivityRetention: Duration = .seconds(8 * 86_400)
     ) {
         self.maximumActivities = maximumActivities

@@ -80,6 +80,9 @@ struct EngineCore: Sendable, Codable {
             break
         }
         advanceTime(to: now, into: &actions)
+        if let zone = now.timeZone, zone != timeZone {
+            changeTimeZone(to: zone, at: now, into: &actions)
+        }
         switch event {
         case .sample(let sample):
             record(sample, at: now, into: &actions)
@@ -122,7 +125,8 @@ struct EngineCore: Sendable, Codable {
     /// force, then the schedules catch up with the new wall-clock time, skipping intervals that lie wholly in the
     /// jump.
     mutating func advanceTime(to now: Now, into actions: inout [Action]) {
-        defer { lastNow = now }
+        // The zone is kept in `timeZone`; `lastNow` holds only the two clocks.
+        defer { lastNow = Now(monotonic: now.monotonic, wallClock: now.wallClock) }
         let monotonic = now.monotonic.nanoseconds
         guard let last = lastNow else {
             processSchedules(at: now.wallClock, into: &actions)

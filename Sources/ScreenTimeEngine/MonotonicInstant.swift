@@ -1,3 +1,5 @@
+import struct Foundation.TimeZone
+
 /// A reading of `CLOCK_MONOTONIC`: nanoseconds since boot, not counting time spent suspended and not moved by
 /// changes of the wall clock. Usage is measured on this clock.
 public struct MonotonicInstant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
@@ -42,14 +44,26 @@ public struct WallClockInstant: Hashable, Comparable, Sendable, Codable, CustomS
 /// The engine never reads a clock: usage is measured on `monotonic`, schedules on `wallClock` in the engine's time
 /// zone. A change of the difference between the two is a wall-clock step (someone set the clock, or the system
 /// resumed from suspend).
+///
+/// `timeZone`, when given, is the system time zone at this moment: the engine moves its schedules to it as for
+/// `.timeZoneChanged` as soon as it differs from the zone in force, so a caller may pass the zone with every event
+/// instead of announcing changes. `nil` keeps the zone in force.
 public struct Now: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// `CLOCK_MONOTONIC`: use is measured on it.
     public var monotonic: MonotonicInstant
+    /// `CLOCK_REALTIME`: schedules are evaluated on it, in local time.
     public var wallClock: WallClockInstant
-    public init(monotonic: MonotonicInstant, wallClock: WallClockInstant) {
+    /// The system time zone, or `nil` to keep the engine's.
+    public var timeZone: TimeZone?
+    /// The moment on both clocks, optionally with the system time zone.
+    public init(monotonic: MonotonicInstant, wallClock: WallClockInstant, timeZone: TimeZone? = nil) {
         self.monotonic = monotonic
         self.wallClock = wallClock
+        self.timeZone = timeZone
     }
-    public var description: String { "\(monotonic) \(wallClock)" }
+    public var description: String {
+        timeZone.map { "\(monotonic) \(wallClock) \($0.identifier)" } ?? "\(monotonic) \(wallClock)"
+    }
 
     /// Wall-clock nanoseconds minus monotonic nanoseconds: constant while the wall clock runs undisturbed.
     var clockOffset: Int64 { wallClock.nanosecondsSince1970 - monotonic.nanoseconds }

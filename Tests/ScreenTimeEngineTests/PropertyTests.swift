@@ -82,7 +82,7 @@ extension EngineScript {
 /// What a stream is worth, counted by brute force a tenth of a second at a time: time during which some session of
 /// the user has a fresh (younger than the hold limit), active sample showing something the predicate accepts. One
 /// running total per step, as it stands when that step's sample arrives.
-func bruteForceCumulativeUse(_ steps: [Step], user: Int, holdTenths: Int = 100, counts: ([AppUse]) -> Bool)
+func bruteForceCumulativeUse(_ steps: [Step], user: Int, holdTenths: Int = 20, counts: ([AppUse]) -> Bool)
     -> [Duration]
 {
     var sessions: [Int: (presence: SessionPresence, uses: [AppUse], at: Int)] = [:]
