@@ -1,35 +1,47 @@
 import Foundation
+import Synchronization
 import LinuxActivity
 
 /// The collector's accounting in miniature: sample a focus source once per second and credit the second to the
 /// focused window's class, while a plan moves the focus.
 enum FocusAccounting {
-    /// Follows `plan` (class to focus, for how long) through `focus`, sampling `source` every second meanwhile;
-    /// returns the seconds credited to each class.
-    static func run(
-        source: some FocusSource, plan: [(String, Duration)], focus: @escaping (String) throws -> Void
-    ) async throws -> [String: Int] {
-        let sampler = Task.detached { () -> [String: Int] in
-            var totals: [String: Int] = [:]
-            let clock = ContinuousClock()
-            var next = clock.now + .milliseconds(500)
-            while !Task.isCancelled {
-                try? await clock.sleep(until: next)
-                if Task.isCancelled { break }
-                if let windowClass = source.current()?.window?.windowClass { totals[windowClass, default: 0] += 1 }
-                next += .seconds(1)
-            }
-            return totals
-        }
+    /// Follows `plan` (class to focus, for how long) through `focus`, while a dedicated thread samples `source`
+    /// once per second, half a second into each second; returns the seconds credited to each class.
+    ///
+    /// Both run on their own threads with absolute deadlines, so a busy machine (or Swift's cooperative pool
+    /// being full) delays a sample without losing it.
+    static func run(source: some FocusSource, plan: [(String, Duration)], focus: (String) throws -> Void) throws
+        -> [String: Int]
+    {
         let clock = ContinuousClock()
         let start = clock.now
+        let total = plan.reduce(Duration.zero) { $0 + $1.1 }
+        let samples = Int(total.components.seconds)
+        let totals = Mutex<[String: Int]>([:])
+        let done = DispatchSemaphore(value: 0)
+        let sampler = Thread {
+            for index in 0..<samples {
+                let deadline = start + .milliseconds(500) + .seconds(index)
+                let wait = deadline - clock.now
+                if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18
+                    + Double(wait.components.seconds)) }
+                if let windowClass = source.current()?.window?.windowClass {
+                    totals.withLock { $0[windowClass, default: 0] += 1 }
+                }
+            }
+            done.signal()
+        }
+        sampler.start()
         var elapsed = Duration.zero
         for (windowClass, duration) in plan {
             try focus(windowClass)
             elapsed += duration
-            try await clock.sleep(until: start + elapsed)
+            let wait = start + elapsed - clock.now
+            if wait > .zero {
+                Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds))
+            }
         }
-        sampler.cancel()
-        return await sampler.value
+        done.wait()
+        return totals.withLock { $0 }
     }
 }

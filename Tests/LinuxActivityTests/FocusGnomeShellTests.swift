@@ -46,7 +46,8 @@ struct FocusGnomeShellTests {
         guard let user = FocusTestUser.ensure() else { throw POSIXError(.EPERM) }
         let runtime = try user.runtimeDirectory(in: processes)
         let compositor = try processes.start(
-            asUser: user, "/bin/sh", [FocusTestEnvironment.script("gnome-shell-session.sh"), runtime, Self.extensionDirectory],
+            asUser: user, "/bin/sh",
+            [FocusTestEnvironment.script("gnome-shell-session.sh"), runtime, Self.extensionDirectory],
             environment: ["XDG_RUNTIME_DIR": runtime], log: runtime + "/gnome-shell.log")
         var address: String?
         _ = FocusTestEnvironment.waitUntil(timeout: .seconds(20)) {
@@ -71,7 +72,8 @@ struct FocusGnomeShellTests {
         var source: GnomeShellFocusSource?
         _ = FocusTestEnvironment.waitUntil(timeout: .seconds(30)) {
             do throws(FocusSourceError) {
-                source = try GnomeShellFocusSource(busAddress: shell.busAddress, idleRefreshInterval: .milliseconds(250))
+                source = try GnomeShellFocusSource(
+                    busAddress: shell.busAddress, idleRefreshInterval: .milliseconds(250))
             } catch {
                 lastError = error
             }
@@ -84,6 +86,8 @@ struct FocusGnomeShellTests {
 
     @Test("follows FocusChanged from the extension: pid and app id of the focused Wayland window; Mutter idle time")
     func followsFocusAndIdle() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         var shell: Shell?
         var source: GnomeShellFocusSource?
@@ -95,23 +99,27 @@ struct FocusGnomeShellTests {
         let focus = try openSource(shell!)
         source = focus
 
-        let terminal = try shell!.startClient("/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
-        #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-            focus.current()?.window?.pid == ProcessID(terminal.pid)
-        } != nil, "foot never reported focused: \(String(describing: focus.current()))")
+        let terminal = try shell!.startClient(
+            "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                focus.current()?.window?.pid == ProcessID(terminal.pid)
+            } != nil, "foot never reported focused: \(String(describing: focus.current()))")
         #expect(focus.current()?.window?.windowClass == "st.focus.term")
 
         let before = focus.statistics
         let inspector = try shell!.startClient("/usr/bin/wev", [], in: processes)
-        #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-            focus.current()?.window?.pid == ProcessID(inspector.pid)
-        } != nil, "wev never reported focused: \(String(describing: focus.current()))")
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                focus.current()?.window?.pid == ProcessID(inspector.pid)
+            } != nil, "wev never reported focused: \(String(describing: focus.current()))")
         #expect(focus.statistics.eventsReceived > before.eventsReceived)
 
         processes.stop(inspector)
-        #expect(FocusTestEnvironment.waitUntil {
-            focus.current()?.window?.pid == ProcessID(terminal.pid)
-        } != nil, "focus did not return to foot")
+        #expect(
+            FocusTestEnvironment.waitUntil {
+                focus.current()?.window?.pid == ProcessID(terminal.pid)
+            } != nil, "focus did not return to foot")
 
         let firstIdle = try #require(focus.current()?.idleTime)
         Thread.sleep(forTimeInterval: 1.2)
@@ -121,7 +129,9 @@ struct FocusGnomeShellTests {
     }
 
     @Test("accounting: A 2 s, B 3 s, A 2 s (B opened, then closed) within 1 s per app")
-    func accountingMatchesTruth() async throws {
+    func accountingMatchesTruth() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         var shell: Shell?
         var source: GnomeShellFocusSource?
@@ -132,12 +142,15 @@ struct FocusGnomeShellTests {
         shell = try startShell(processes)
         let focus = try openSource(shell!)
         source = focus
-        let terminal = try shell!.startClient("/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
-        _ = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) { focus.current()?.window?.pid == ProcessID(terminal.pid) }
+        let terminal = try shell!.startClient(
+            "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
+        _ = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+            focus.current()?.window?.pid == ProcessID(terminal.pid)
+        }
 
         var inspector: FocusTestChild?
         let running = shell!
-        let totals = try await FocusAccounting.run(
+        let totals = try FocusAccounting.run(
             source: focus, plan: [("st.focus.term", .seconds(2)), ("wev", .seconds(3)), ("st.focus.term", .seconds(2))]
         ) { windowClass in
             if windowClass == "wev" {

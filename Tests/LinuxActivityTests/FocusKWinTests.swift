@@ -17,6 +17,8 @@ struct FocusKWinTests {
 
     @Test("KWin loads the script over D-Bus, the script reports to the sink, and the active window's pid and class")
     func followsActiveWindow() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         guard let user = FocusTestUser.ensure() else { throw POSIXError(.EPERM) }
         let runtime = try user.runtimeDirectory(in: processes)
@@ -63,9 +65,10 @@ struct FocusKWinTests {
         // Not yet seen working here: in headless KWin 5.27 the foot window is never reported as activated
         // (the script's clientActivated does not fire). Kept as a known issue until it is understood.
         withKnownIssue("headless KWin 5.27 does not report the foot window as activated in this VM") {
-            #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-                focus.current()?.window?.pid == ProcessID(terminal.pid)
-            } != nil)
+            #expect(
+                FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                    focus.current()?.window?.pid == ProcessID(terminal.pid)
+                } != nil)
             #expect(focus.current()?.window?.windowClass == "st.focus.term")
         }
     }

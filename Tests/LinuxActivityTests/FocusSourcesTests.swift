@@ -15,9 +15,12 @@ struct FocusSourcesTests {
         #expect(error?.description.contains("tty") == true)
     }
 
-    @Test("an X11 session opens the X11 source with the cookie named by the session's XAUTHORITY",
+    @Test(
+        "an X11 session opens the X11 source with the cookie named by the session's XAUTHORITY",
         .enabled(if: FocusTestEnvironment.x11SkipReason == nil))
     func x11SessionOpensX11() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let server = try FocusTestXServer.start(in: processes, requireCookie: true)
@@ -30,9 +33,12 @@ struct FocusSourcesTests {
         #expect(source.current() != nil)
     }
 
-    @Test("a Wayland session with a sway socket in the runtime directory opens the sway source",
+    @Test(
+        "a Wayland session with a sway socket in the runtime directory opens the sway source",
         .enabled(if: FocusTestEnvironment.swaySkipReason == nil))
     func waylandSessionFindsSway() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let sway = try FocusTestSway.start(in: processes)
@@ -44,14 +50,16 @@ struct FocusSourcesTests {
         #expect(source.current() != nil)
     }
 
-    @Test("a Wayland session whose bus has neither GNOME Shell nor KWin lists why each source was refused",
+    @Test(
+        "a Wayland session whose bus has neither GNOME Shell nor KWin lists why each source was refused",
         .enabled(if: FocusTestEnvironment.missing(["dbus-daemon"]).isEmpty))
     func waylandWithoutCompositorExplains() throws {
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let runtime = try processes.temporaryDirectory("stfocus-bus")
         let bus = try processes.start(
-            "/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(runtime)/bus"],
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(runtime)/bus"],
             captureOutput: true)
         _ = bus.readLine()
         let error = #expect(throws: FocusSourceUnavailable.self) {
@@ -76,9 +84,11 @@ struct FocusSourcesTests {
         func counted(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)] + bytes }
         let hostname = ProcessInfo.processInfo.hostName
         var file: [UInt8] = []
-        file += [0x01, 0x00] + counted(Array(hostname.utf8)) + counted(Array("7".utf8))
+        file +=
+            [0x01, 0x00] + counted(Array(hostname.utf8)) + counted(Array("7".utf8))
             + counted(Array("MIT-MAGIC-COOKIE-1".utf8)) + counted([1, 2, 3])
-        file += [0xff, 0xff] + counted([]) + counted(Array("9".utf8))
+        file +=
+            [0xff, 0xff] + counted([]) + counted(Array("9".utf8))
             + counted(Array("MIT-MAGIC-COOKIE-1".utf8)) + counted([9, 9])
         #expect(XAuthority.entry(for: X11Display(":7")!, in: file)?.data == [1, 2, 3])
         #expect(XAuthority.entry(for: X11Display(":9")!, in: file)?.data == [9, 9])

@@ -19,18 +19,22 @@ struct FocusSwayTests {
         source = opened
         let terminal = try sway.startClient(
             "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
-        #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-            opened.current()?.window?.pid == ProcessID(terminal.pid)
-        } != nil, "foot never got focus")
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                opened.current()?.window?.pid == ProcessID(terminal.pid)
+            } != nil, "foot never got focus")
         let inspector = try sway.startClient("/usr/bin/wev", [], in: processes)
-        #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-            opened.current()?.window?.pid == ProcessID(inspector.pid)
-        } != nil, "wev never got focus")
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                opened.current()?.window?.pid == ProcessID(inspector.pid)
+            } != nil, "wev never got focus")
         return Desktop(sway: sway, terminal: terminal, inspector: inspector)
     }
 
     @Test("follows window focus events: the focused view's pid and app_id")
     func followsFocusFromEvents() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         var source: SwayFocusSource?
         defer {
@@ -58,7 +62,9 @@ struct FocusSwayTests {
     }
 
     @Test("accounting: A 2 s, B 3 s, A 2 s sampled once per second gives each app its time within 1 s")
-    func accountingMatchesTruth() async throws {
+    func accountingMatchesTruth() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         var source: SwayFocusSource?
         defer {
@@ -67,7 +73,7 @@ struct FocusSwayTests {
         }
         let desktop = try startDesktop(processes, source: &source)
         let focus = try #require(source)
-        let totals = try await FocusAccounting.run(
+        let totals = try FocusAccounting.run(
             source: focus, plan: [("st.focus.term", .seconds(2)), ("wev", .seconds(3)), ("st.focus.term", .seconds(2))]
         ) { appID in
             try desktop.sway.command("[app_id=\"\(appID)\"] focus", in: processes)
@@ -79,6 +85,8 @@ struct FocusSwayTests {
 
     @Test("reports idle inhibitors from the tree, and nothing focused once the last view closes")
     func idleInhibitorsAndClosing() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         var source: SwayFocusSource?
         defer {
@@ -100,6 +108,8 @@ struct FocusSwayTests {
 
     @Test("reports a lost connection as nil when sway exits")
     func reportsLostConnection() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         var source: SwayFocusSource?
         defer {

@@ -48,7 +48,9 @@ enum FocusTestEnvironment {
     /// Why the GNOME Shell tests cannot run here, or nil when they can.
     static let gnomeShellSkipReason: String? = {
         guard getuid() == 0 else {
-            return "GNOME Shell focus tests skipped: they run gnome-shell as a separate unprivileged user, which needs root"
+            return
+                "GNOME Shell focus tests skipped: they run gnome-shell as a separate unprivileged user, "
+                + "which needs root"
         }
         let absent = missing(["gnome-shell", "dbus-daemon", "gsettings", "foot", "wev", "setpriv"])
         guard absent.isEmpty else {
@@ -70,6 +72,26 @@ enum FocusTestEnvironment {
         }
         return nil
     }()
+
+    /// Held by each test that starts a display server or compositor: Swift Testing runs suites in parallel, and
+    /// on a 2-core machine several desktops at once starve each other's clients.
+    static let desktopLock = DesktopLock()
+
+    /// A process-wide mutex for desktop tests, acquired and released on the same thread.
+    final class DesktopLock: Sendable {
+        private let lock = NSLock()
+
+        /// Blocks until no other desktop test runs.
+        func acquire() -> DesktopLock {
+            lock.lock()
+            return self
+        }
+
+        /// Lets the next desktop test run.
+        func release() {
+            lock.unlock()
+        }
+    }
 
     /// Prints the reason a suite is skipped, once, so that the test log says why.
     static func report(_ reason: String?) -> Bool {

@@ -11,7 +11,8 @@ struct FocusTestUser: Sendable {
     /// The account named `stfocus` (or `$SCREENTIME_FOCUS_TEST_USER`), created if missing; nil when that fails.
     static func ensure() -> FocusTestUser? {
         let name = ProcessInfo.processInfo.environment["SCREENTIME_FOCUS_TEST_USER"] ?? "stfocus"
-        guard let result = try? FocusTestProcesses().run("/bin/sh", [FocusTestEnvironment.script("test-user.sh"), name])
+        guard
+            let result = try? FocusTestProcesses().run("/bin/sh", [FocusTestEnvironment.script("test-user.sh"), name])
         else { return nil }
         let fields = result.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":")
         guard result.status == 0, fields.count == 4, let uid = UInt32(fields[1]), let gid = UInt32(fields[2]) else {

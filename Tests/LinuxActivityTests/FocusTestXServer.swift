@@ -35,16 +35,19 @@ struct FocusTestXServer {
         var authorityFile: String?
         if let serverAuthority {
             authorityFile = directory + "/user.xauth"
-            let cookie = try processes.run("/usr/bin/xauth", ["-f", serverAuthority, "list"]).output
+            let cookie =
+                try processes.run("/usr/bin/xauth", ["-f", serverAuthority, "list"]).output
                 .split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
             _ = try processes.run("/usr/bin/xauth", ["-f", authorityFile!, "add", display, ".", cookie])
             environment["XAUTHORITY"] = authorityFile
         }
         let server = FocusTestXServer(display: display, authorityFile: authorityFile, environment: environment)
         if windowManager {
-            try processes.start("/usr/bin/openbox", ["--sm-disable"], environment: environment.merging(
-                ["HOME": directory]) { own, _ in own })
-            let managed = FocusTestEnvironment.waitUntil {
+            try processes.start(
+                "/usr/bin/openbox", ["--sm-disable"],
+                environment: environment.merging(
+                    ["HOME": directory]) { own, _ in own })
+            let managed = FocusTestEnvironment.waitUntil(timeout: .seconds(20)) {
                 (try? processes.run("/usr/bin/xprop", ["-root", "_NET_SUPPORTED"], environment: environment))?
                     .output.contains("_NET_ACTIVE_WINDOW") == true
             }
@@ -59,7 +62,7 @@ struct FocusTestXServer {
     ) throws -> (process: FocusTestChild, window: String) {
         let process = try processes.start(executable, arguments, environment: environment)
         var window = ""
-        let found = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+        let found = FocusTestEnvironment.waitUntil(timeout: .seconds(20)) {
             let search = try? processes.run(
                 "/usr/bin/xdotool", ["search", "--onlyvisible", "--class", windowClass], environment: environment)
             window = search?.output.split(separator: "\n").first.map(String.init) ?? ""

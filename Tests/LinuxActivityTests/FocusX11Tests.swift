@@ -25,6 +25,8 @@ struct FocusX11Tests {
 
     @Test("follows _NET_ACTIVE_WINDOW from PropertyNotify events: pid from X-Resource, class from WM_CLASS")
     func followsFocusFromEvents() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let desktop = try startDesktop(processes)
@@ -53,14 +55,16 @@ struct FocusX11Tests {
     }
 
     @Test("accounting: A 2 s, B 3 s, A 2 s sampled once per second gives each app its time within 1 s")
-    func accountingMatchesTruth() async throws {
+    func accountingMatchesTruth() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let desktop = try startDesktop(processes)
         let source = try X11FocusSource(display: desktop.server.x11Display, authority: nil)
         defer { source.close() }
 
-        let totals = try await FocusAccounting.run(
+        let totals = try FocusAccounting.run(
             source: source,
             plan: [("StFocusTerm", .seconds(2)), ("XCalc", .seconds(3)), ("StFocusTerm", .seconds(2))]
         ) { windowClass in
@@ -74,6 +78,8 @@ struct FocusX11Tests {
 
     @Test("idle time grows without input and resets on pointer motion (MIT-SCREEN-SAVER)")
     func idleTimeFollowsInput() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let server = try FocusTestXServer.start(in: processes)
@@ -93,13 +99,16 @@ struct FocusX11Tests {
 
     @Test("connects with the user's cookie found through XAUTHORITY; without it the reason names the refusal")
     func usesTheUsersXauthority() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let desktop = try startDesktop(processes, requireCookie: true)
         let display = desktop.server.x11Display
 
         #expect(throws: FocusSourceError.self) {
-            try X11FocusSource(display: display, authority: XAuthority(protocolName: "MIT-MAGIC-COOKIE-1", data: [1, 2]))
+            try X11FocusSource(
+                display: display, authority: XAuthority(protocolName: "MIT-MAGIC-COOKIE-1", data: [1, 2]))
         }
         let paths = XAuthority.candidatePaths(
             environment: ["XAUTHORITY": desktop.server.authorityFile!], home: "/nonexistent", runtimeDirectory: nil)
@@ -114,6 +123,8 @@ struct FocusX11Tests {
 
     @Test("without an EWMH window manager the source refuses with a reason")
     func refusesWithoutWindowManager() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let server = try FocusTestXServer.start(in: processes, windowManager: false)
@@ -126,6 +137,8 @@ struct FocusX11Tests {
 
     @Test("reports a lost connection as nil when the X server goes away")
     func reportsLostConnection() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let desktop = try startDesktop(processes)

@@ -99,12 +99,19 @@ public enum FocusSources {
             }
             if sockets.isEmpty {
                 attempts.append(
-                    ("sway", FocusSourceError(.noSourceForSession, "no SWAYSOCK and no sway-ipc socket in \(context.runtimeDirectory)")))
+                    (
+                        "sway",
+                        FocusSourceError(
+                            .noSourceForSession, "no SWAYSOCK and no sway-ipc socket in \(context.runtimeDirectory)")
+                    ))
             }
         default:
             attempts.append(
-                ("none", FocusSourceError(
-                    .noSourceForSession, "sessions of type \(context.sessionType) have no window focus to follow")))
+                (
+                    "none",
+                    FocusSourceError(
+                        .noSourceForSession, "sessions of type \(context.sessionType) have no window focus to follow")
+                ))
         }
         throw FocusSourceUnavailable(attempts: attempts)
     }
@@ -137,10 +144,11 @@ public enum FocusSources {
         {
             return address
         }
-        let path = context.environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { address -> String? in
-            guard address.hasPrefix("unix:path=") else { return nil }
-            return String(address.dropFirst("unix:path=".count).prefix { $0 != "," })
-        } ?? UserSessionBus.socketPath(runtimeDirectory: context.runtimeDirectory)
+        let path =
+            context.environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { address -> String? in
+                guard address.hasPrefix("unix:path=") else { return nil }
+                return String(address.dropFirst("unix:path=".count).prefix { $0 != "," })
+            } ?? UserSessionBus.socketPath(runtimeDirectory: context.runtimeDirectory)
         return UserSessionBus.address(ofUserBusAt: path, uid: context.uid.rawValue)
     }
 }

@@ -64,7 +64,8 @@ public final class GnomeShellFocusSource: FocusSource {
             $0.statistics.queries = 1
         }
         try bus.addMatch(
-            "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',path='\(Self.objectPath)'"
+            "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',"
+                + "path='\(Self.objectPath)'"
         ) { [weak self] message in
             guard let self else { return }
             let window = Self.window(from: message)
@@ -135,9 +136,10 @@ public final class GnomeShellFocusSource: FocusSource {
     }
 
     private func readIdleTime() -> Duration? {
-        guard let reply = try? bus.call(
-            "org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core", "org.gnome.Mutter.IdleMonitor",
-            "GetIdletime"),
+        guard
+            let reply = try? bus.call(
+                "org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core", "org.gnome.Mutter.IdleMonitor",
+                "GetIdletime"),
             let milliseconds = reply.readUnsigned()
         else { return nil }
         return .milliseconds(Int64(clamping: milliseconds))

@@ -41,9 +41,10 @@ public final class KWinFocusSource: FocusSource {
     }
 
     /// Connects to the session bus at `busAddress`, exports the sink, loads and starts the KWin script.
-    public init(busAddress: String, scriptPath: String = KWinFocusSource.defaultScriptPath,
-        idleRefreshInterval: Duration = .seconds(1)) throws(FocusSourceError)
-    {
+    public init(
+        busAddress: String, scriptPath: String = KWinFocusSource.defaultScriptPath,
+        idleRefreshInterval: Duration = .seconds(1)
+    ) throws(FocusSourceError) {
         self.idleRefreshInterval = idleRefreshInterval
         bus = try SessionBus(address: busAddress)
         guard let kwin = bus.nameOwner("org.kde.KWin") else {
@@ -80,7 +81,8 @@ public final class KWinFocusSource: FocusSource {
         }
         try bus.requestName(Self.sinkName)
         let scripting = ("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting")
-        if let loaded = try? bus.call(scripting.0, scripting.1, scripting.2, "isScriptLoaded", [.string(Self.pluginName)]),
+        if let loaded = try? bus.call(
+            scripting.0, scripting.1, scripting.2, "isScriptLoaded", [.string(Self.pluginName)]),
             loaded.readUnsigned() == 1
         {
             _ = try? bus.call(scripting.0, scripting.1, scripting.2, "unloadScript", [.string(Self.pluginName)])
@@ -148,14 +150,16 @@ public final class KWinFocusSource: FocusSource {
                 break loop
             }
         }
-        _ = try? bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [.string(Self.pluginName)])
+        _ = try? bus.call(
+            "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [.string(Self.pluginName)])
         bus.releaseName(Self.sinkName)
         state.withLock { $0.connected = false }
     }
 
     private func readIdleTime() -> Duration? {
-        guard let reply = try? bus.call(
-            "org.freedesktop.ScreenSaver", "/ScreenSaver", "org.freedesktop.ScreenSaver", "GetSessionIdleTime"),
+        guard
+            let reply = try? bus.call(
+                "org.freedesktop.ScreenSaver", "/ScreenSaver", "org.freedesktop.ScreenSaver", "GetSessionIdleTime"),
             let seconds = reply.readUnsigned()
         else { return nil }
         return .seconds(Int64(clamping: seconds))

@@ -21,7 +21,8 @@ final class SessionBus: @unchecked Sendable {
         var created: OpaquePointer?
         var result = sd_bus_new(&created)
         guard result >= 0, let created else {
-            throw FocusSourceError(.connectionFailed, "cannot create an sd-bus object", underlying: Errno(rawValue: -result))
+            throw FocusSourceError(
+                .connectionFailed, "cannot create an sd-bus object", underlying: Errno(rawValue: -result))
         }
         result = sd_bus_set_address(created, address)
         if result >= 0 { result = sd_bus_set_bus_client(created, 1) }
@@ -29,7 +30,8 @@ final class SessionBus: @unchecked Sendable {
         guard result >= 0 else {
             sd_bus_unref(created)
             throw FocusSourceError(
-                .connectionFailed, "cannot connect to the session bus at \(address)", underlying: Errno(rawValue: -result))
+                .connectionFailed, "cannot connect to the session bus at \(address)",
+                underlying: Errno(rawValue: -result))
         }
         bus = created
         self.address = address
@@ -52,7 +54,8 @@ final class SessionBus: @unchecked Sendable {
     func process() throws(FocusSourceError) -> Bool {
         let result = sd_bus_process(bus, nil)
         guard result >= 0 else {
-            throw FocusSourceError(.connectionFailed, "lost the session bus at \(address)", underlying: Errno(rawValue: -result))
+            throw FocusSourceError(
+                .connectionFailed, "lost the session bus at \(address)", underlying: Errno(rawValue: -result))
         }
         return result > 0
     }
@@ -81,7 +84,8 @@ final class SessionBus: @unchecked Sendable {
         var message: OpaquePointer?
         var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else {
-            throw FocusSourceError(.protocolViolation, "cannot build \(interface).\(member)", underlying: Errno(rawValue: -result))
+            throw FocusSourceError(
+                .protocolViolation, "cannot build \(interface).\(member)", underlying: Errno(rawValue: -result))
         }
         defer { sd_bus_message_unref(message) }
         for argument in arguments {
@@ -92,29 +96,36 @@ final class SessionBus: @unchecked Sendable {
                 result = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &value)
             }
             guard result >= 0 else {
-                throw FocusSourceError(.protocolViolation, "cannot build \(interface).\(member)", underlying: Errno(rawValue: -result))
+                throw FocusSourceError(
+                    .protocolViolation, "cannot build \(interface).\(member)", underlying: Errno(rawValue: -result))
             }
         }
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
-        let microseconds = UInt64(timeout.components.seconds) * 1_000_000 + UInt64(timeout.components.attoseconds / 1_000_000_000_000)
+        let microseconds =
+            UInt64(timeout.components.seconds) * 1_000_000 + UInt64(timeout.components.attoseconds / 1_000_000_000_000)
         result = sd_bus_call(bus, message, microseconds, &error, &reply)
         guard result >= 0, let reply else {
             let name = error.name.map { String(cString: $0) } ?? "error"
             let text = error.message.map { String(cString: $0) } ?? ""
             let code: FocusSourceError.Code =
-                name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.UnknownMethod"
+                name == "org.freedesktop.DBus.Error.ServiceUnknown"
+                    || name == "org.freedesktop.DBus.Error.UnknownMethod"
                 ? .integrationMissing : .connectionFailed
-            throw FocusSourceError(code, "\(destination) \(interface).\(member) failed: \(name) \(text)", underlying: Errno(rawValue: -result))
+            throw FocusSourceError(
+                code, "\(destination) \(interface).\(member) failed: \(name) \(text)",
+                underlying: Errno(rawValue: -result))
         }
         return BusMessage(taking: reply)
     }
 
     /// The unique name (`:1.42`) that owns a well-known name, or nil when nobody does.
     func nameOwner(_ name: String) -> String? {
-        guard let reply = try? call(
-            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", [.string(name)])
+        guard
+            let reply = try? call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", [.string(name)]
+            )
         else { return nil }
         return reply.readString()
     }
@@ -132,15 +143,17 @@ final class SessionBus: @unchecked Sendable {
     ///
     /// The corresponding C function is `sd_bus_add_match` (sd_bus_add_match(3)).
     func addMatch(_ rule: String, _ handler: @escaping (BusMessage) -> Void) throws(FocusSourceError) {
-        let box = Unmanaged.passRetained(HandlerBox { message in
-            handler(message)
-            return nil
-        })
+        let box = Unmanaged.passRetained(
+            HandlerBox { message in
+                handler(message)
+                return nil
+            })
         var slot: OpaquePointer?
         let result = sd_bus_add_match(bus, &slot, rule, SessionBus.dispatch, box.toOpaque())
         guard result >= 0, let slot else {
             box.release()
-            throw FocusSourceError(.connectionFailed, "cannot add the match \(rule)", underlying: Errno(rawValue: -result))
+            throw FocusSourceError(
+                .connectionFailed, "cannot add the match \(rule)", underlying: Errno(rawValue: -result))
         }
         slots.append(slot)
         handlers.append(box)

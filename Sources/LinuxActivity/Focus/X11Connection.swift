@@ -188,8 +188,10 @@ final class X11Connection: @unchecked Sendable {
 
     /// The window's `WM_CLASS` as (instance, class); nil when unset.
     func windowClass(of window: xcb_window_t) -> (instance: String, className: String)? {
-        guard let bytes = property(of: window, xcb_atom_t(XCB_ATOM_WM_CLASS.rawValue),
-            type: xcb_atom_t(XCB_ATOM_STRING.rawValue))
+        guard
+            let bytes = property(
+                of: window, xcb_atom_t(XCB_ATOM_WM_CLASS.rawValue),
+                type: xcb_atom_t(XCB_ATOM_STRING.rawValue))
         else { return nil }
         let parts = bytes.split(separator: 0, omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }

@@ -145,7 +145,8 @@ public final class X11FocusSource: FocusSource {
                 timeout = remaining
             }
             do {
-                let ready = try Readiness.wait(for: [connection.fileDescriptor, wakeup.fileDescriptor], timeout: timeout)
+                let ready = try Readiness.wait(
+                    for: [connection.fileDescriptor, wakeup.fileDescriptor], timeout: timeout)
                 if ready[1] { wakeup.drain() }
             } catch {
                 break loop
