@@ -82,7 +82,7 @@ public struct UsageDatabase: Sendable {
             try db.create(
                 index: "pickup_on_session_time", on: PickupRecord.databaseTableName,
                 columns: ["sessionRowID", "wallMilliseconds"])
-            try db.create(table: EngineSnapshot.databaseTableName) { table in
+            try db.create(table: EngineSnapshotRecord.databaseTableName) { table in
                 table.primaryKey("scope", .text)
                 table.column("version", .integer).notNull().check { $0 >= 1 }
                 table.column("blob", .blob).notNull()

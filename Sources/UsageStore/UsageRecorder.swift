@@ -65,7 +65,7 @@ public struct UsageRecorder: Sendable {
     /// Saving the engine's snapshot in the same transaction keeps its counters and the ledger consistent after
     /// a crash. On error nothing is written and everything stays pending.
     @discardableResult
-    public mutating func flush(snapshot: EngineSnapshot? = nil) throws -> FlushSummary {
+    public mutating func flush(snapshot: EngineSnapshotRecord? = nil) throws -> FlushSummary {
         let intervals = pendingIntervals
         let pickups = pendingPickups
         var sessionRows = self.sessionRows
@@ -129,13 +129,13 @@ public struct UsageRecorder: Sendable {
     }
 
     /// Saves the engine's snapshot now, replacing the previous one of its scope.
-    public func saveSnapshot(_ snapshot: EngineSnapshot) throws {
+    public func saveSnapshot(_ snapshot: EngineSnapshotRecord) throws {
         try database.writer.write { db in try snapshot.save(db) }
     }
 
     /// The latest snapshot saved for `scope`, if any.
-    public func loadSnapshot(scope: String) throws -> EngineSnapshot? {
-        try database.writer.read { db in try EngineSnapshot.fetchOne(db, key: scope) }
+    public func loadSnapshot(scope: String) throws -> EngineSnapshotRecord? {
+        try database.writer.read { db in try EngineSnapshotRecord.fetchOne(db, key: scope) }
     }
 
     private static func sessionRow(_ db: Database, bootID: String, session: SessionID, user: UserID) throws -> Int64 {

@@ -3,7 +3,7 @@ import GRDB
 
 /// A row of `engineSnapshot`: the engine's state, saved so that a restart or a crash resumes the same interval
 /// counters. The store keeps it opaque: `blob` is whatever the engine encoded, `version` its format's version.
-public struct EngineSnapshot: Codable, Hashable, Sendable, FetchableRecord, PersistableRecord {
+public struct EngineSnapshotRecord: Codable, Hashable, Sendable, FetchableRecord, PersistableRecord {
     /// The table's name.
     public static let databaseTableName = "engineSnapshot"
     /// Which daemon the snapshot belongs to (`system`, or `user-1000` for an individual daemon); one row each.
