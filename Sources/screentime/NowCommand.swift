@@ -30,6 +30,7 @@ struct NowCommand: AsyncParsableCommand {
         let tokenizer = try loadTokenizer(key)
         var configuration = Collector.Configuration()
         configuration.idleTimeout = .seconds(idleTimeout)
+        configuration.focusSourceFactory = DesktopFocus.factory
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         var noticeShown = false
         var tally = UsageTally()
@@ -51,7 +52,7 @@ struct NowCommand: AsyncParsableCommand {
                 }
                 print(NowTable.render(snapshot, tally: watch ? tally : nil))
             }
-            fflush(stdout)
+            fflush(nil)
             if watch {
                 deadline = deadline.advanced(by: .seconds(1))
                 try await Task.sleep(until: deadline, clock: clock)

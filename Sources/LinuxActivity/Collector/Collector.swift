@@ -14,7 +14,9 @@ public final class Collector {
         /// Input idle longer than this makes a session idle where only raw idle time is known (tty atime, X11).
         public var idleTimeout: Duration = .seconds(180)
         /// Makes the focus source for a graphical session, or returns why there is none.
-        public var focusSourceFactory: (@Sendable (SessionInfo) -> Result<any FocusSource, FocusUnavailable>)?
+        /// Makes the focus source for a graphical session from the environment of one of its processes, or says why
+        /// there is none (`DesktopFocus.factory` for the real desktops).
+        public var focusSourceFactory: (@Sendable (SessionInfo, [String: String]) -> Result<any FocusSource, FocusUnavailable>)?
         public init() {}
     }
 
@@ -251,7 +253,7 @@ public final class Collector {
             return nil
         }
         if let problem = focusProblems[session.id], now < problem.retryAt { return nil }
-        switch factory(session) {
+        switch factory(session, graphicalEnvironment(of: session)) {
         case .success(let source):
             focusSources[session.id] = source
             focusProblems[session.id] = nil
@@ -260,6 +262,23 @@ public final class Collector {
             focusProblems[session.id] = (unavailable.reason, now + .seconds(10))
             return nil
         }
+    }
+
+    /// The environment of a process of the session that talks to its display (`DISPLAY`, `WAYLAND_DISPLAY` or
+    /// `SWAYSOCK` set): the session leader is often root's login manager, whose environment says nothing of it.
+    private func graphicalEnvironment(of session: SessionInfo) -> [String: String] {
+        var tried = 0
+        for entry in table.entries.values where entry.user == session.user && tried < 64 {
+            guard let group = entry.controlGroup,
+                group.sessionScope == session.id.rawValue || (group.isInUserManager && group.sliceOwner == session.user.rawValue)
+            else { continue }
+            tried += 1
+            guard let environment = ProcessEnvironment.read(pid: entry.pid, procRoot: configuration.procRoot) else { continue }
+            if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil || environment["SWAYSOCK"] != nil {
+                return environment
+            }
+        }
+        return [:]
     }
 
     private func windowForeground(_ window: FocusedWindow, catalog: AppCatalog) -> AppInUse? {

@@ -1,0 +1,19 @@
+import ScreenTimeModel
+
+/// Connects the collector to the desktops' focus sources (`FocusSources`).
+public enum DesktopFocus {
+    /// Opens the focus source of a graphical session, given the environment of one of its processes.
+    public static let factory:
+        @Sendable (SessionInfo, [String: String]) -> Result<any FocusSource, Collector.FocusUnavailable> = {
+            session, environment in
+            let context = FocusSessionContext(
+                sessionType: session.type.rawValue, display: session.display, desktop: session.desktop,
+                uid: session.user, home: Logind.home(of: session.user),
+                runtimeDirectory: environment["XDG_RUNTIME_DIR"], environment: environment)
+            do {
+                return .success(try FocusSources.make(context))
+            } catch {
+                return .failure(Collector.FocusUnavailable("\(error)"))
+            }
+        }
+}

@@ -1,0 +1,384 @@
+import Enforcement
+import Foundation
+import LinuxActivity
+import Logging
+import ScreenTimeEngine
+import ScreenTimeModel
+import UsageStore
+
+/// The composition of collector → engine → ledger → enforcement → notifications, one tick at a time.
+///
+/// Owned by one task (the daemon service). Time comes from the caller: `tick(at:)` takes the monotonic and wall
+/// time, so that the whole loop can be driven by tests.
+public final class Daemon {
+    public let settings: DaemonSettings
+    public let collector: Collector
+    public private(set) var engine: ActivityEngine
+    public private(set) var policy: Policy
+    public private(set) var plan: PolicyPlan
+    private var recorder: UsageRecorder
+    private let database: UsageDatabase
+    private let enforcer: Enforcer
+    private let tokenizer: Tokenizer
+    private let notifier: (any DaemonNotifier)?
+    private var logger: Logger
+    private var tracker = UsageTracker()
+    private var shields: [UserID: EffectiveShield] = [:]
+    private var knownUsers: Set<UserID> = []
+    private var activeDowntimes: Set<DeviceActivityName> = []
+    private var liveSessions: [SessionID: UserID] = [:]
+    private var lastFlush: Duration?
+    private var policyStamp: FileStamp?
+    private var grantsToday: [String: Int] = [:]
+    private var closeRequested: Set<AppID> = []
+    private var lastClockOffset: Int64?
+    private var lastTimeZone = TimeZone.current.identifier
+    /// The engine's requested wake-up, if any: the loop sleeps no longer than that.
+    public private(set) var wakeUp: MonotonicInstant?
+
+    /// Opens everything; nothing runs until `start(at:)`. Throws when the policy, the database or the token key can't
+    /// be used (the error says which and how to fix it).
+    public init(settings: DaemonSettings, notifier: (any DaemonNotifier)?, logger: Logger) throws {
+        self.settings = settings
+        self.notifier = notifier
+        self.logger = logger
+        tokenizer = try Tokenizer.loadOrCreate(keyAt: settings.tokenKeyPath)
+        var configuration = Collector.Configuration()
+        configuration.idleTimeout = settings.idleTimeout
+        configuration.focusSourceFactory = DesktopFocus.factory
+        collector = Collector(configuration: configuration, tokenizer: tokenizer)
+        try Self.makeDirectory(for: settings.databasePath)
+        database = try UsageDatabase.open(at: settings.databasePath)
+        recorder = UsageRecorder(database: database, bootID: Self.bootID())
+        let freezer = try? Freezer()
+        enforcer = Enforcer(stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer)
+        policy = Policy.empty
+        plan = PolicyPlan(policy: .empty, appToken: { _ in ApplicationToken(rawValue: "") }, categoryToken: { _ in
+            ActivityCategoryToken(rawValue: "")
+        })
+        engine = ActivityEngine(configuration: .unlimited, timeZone: .current)
+    }
+
+    /// Restores the engine from the last snapshot (or starts fresh), releases what a crashed run left frozen,
+    /// loads the policy and starts monitoring it.
+    public func start(at now: Now) throws {
+        if let record = try recorder.loadSnapshot(scope: settings.snapshotScope),
+            let snapshot = try? JSONDecoder().decode(EngineSnapshot.self, from: record.blob)
+        {
+            engine = ActivityEngine(restoring: snapshot)
+            logger.info("resumed the engine from its snapshot", metadata: ["saved": "\(record.savedAt)"])
+            run(engine.handle(.sessionsUnknown, at: now), at: now)
+        }
+        do {
+            try enforcer.adoptStateFile()
+        } catch {
+            logger.error("cannot read the enforcement state file; nothing adopted", metadata: ["error": "\(error)"])
+        }
+        policyStamp = FileStamp(path: settings.policyPath)
+        switch Result(catching: { () throws(PolicyError) in try Policy.load(from: settings.policyPath) }) {
+        case .success(let loaded): apply(loaded, at: now)
+        case .failure(let error):
+            logger.error("policy refused; no limits in force", metadata: ["error": "\(error)"])
+            apply(.empty, at: now)
+        }
+    }
+
+    /// Re-reads the policy file; an invalid file is refused and the policy in force stays. Returns the error, if any.
+    @discardableResult
+    public func reload(at now: Now) -> PolicyError? {
+        policyStamp = FileStamp(path: settings.policyPath)
+        do {
+            let loaded = try Policy.load(from: settings.policyPath)
+            apply(loaded, at: now)
+            logger.info("policy reloaded", metadata: ["limits": "\(loaded.limits.count)", "downtimes": "\(loaded.downtimes.count)"])
+            return nil
+        } catch {
+            logger.error("policy refused, the previous one stays in force", metadata: ["error": "\(error)"])
+            return error
+        }
+    }
+
+    /// One tick: sample, count, decide, record, enforce. Returns the instant the loop should wake at the latest.
+    public func tick(at now: Now) {
+        detectClockChanges(at: now)
+        if let stamp = FileStamp(path: settings.policyPath), stamp != policyStamp { reload(at: now) }
+        let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
+        let snapshot = collector.tick(now: monotonic, wallNow: now.wallClock.secondsSince1970)
+        let samples = snapshot.samples.filter { settings.users?.contains($0.user) ?? true }
+        var current: [SessionID: UserID] = [:]
+        for sample in samples {
+            current[sample.session] = sample.user
+            if knownUsers.insert(sample.user).inserted { applyActiveDowntimes(to: sample.user, at: now) }
+            run(engine.handle(.sample(sample), at: now), at: now)
+        }
+        for (session, user) in liveSessions where current[session] == nil {
+            run(engine.handle(.sessionEnded(user, session), at: now), at: now)
+        }
+        liveSessions = current
+        if let wakeUp, wakeUp <= now.monotonic {
+            self.wakeUp = nil
+            run(engine.handle(.wakeUp, at: now), at: now)
+        }
+        for answer in notifier?.takeAnswers() ?? [] { answered(answer, at: now) }
+
+        let wall = Date(timeIntervalSince1970: TimeInterval(now.wallClock.nanosecondsSince1970) / 1e9)
+        let (intervals, pickups) = tracker.observe(samples, monotonic: monotonic, wall: wall)
+        for interval in intervals { recorder.record(interval) }
+        for pickup in pickups { recorder.record(pickup) }
+        if lastFlush.map({ monotonic - $0 >= settings.flushInterval }) ?? true {
+            flush(at: wall)
+            lastFlush = monotonic
+        }
+        enforce(at: now)
+    }
+
+    /// Handles a wake-up the engine asked for, between ticks.
+    public func wake(at now: Now) {
+        wakeUp = nil
+        run(engine.handle(.wakeUp, at: now), at: now)
+        enforce(at: now)
+    }
+
+    /// A clean stop: writes everything and releases every app the enforcer holds (individual mode never leaves an
+    /// app frozen).
+    public func stop(at now: Now) {
+        let wall = Date(timeIntervalSince1970: TimeInterval(now.wallClock.nanosecondsSince1970) / 1e9)
+        flush(at: wall)
+        let report = enforcer.releaseAll()
+        for failure in report.failures {
+            logger.error("could not release on stop", metadata: ["action": "\(failure.action)", "error": "\(failure.error)"])
+        }
+    }
+
+    // MARK: - Policy
+
+    private func apply(_ newPolicy: Policy, at now: Now) {
+        let newPlan = PolicyPlan(
+            policy: newPolicy, appToken: { self.tokenizer.token(for: $0) }, categoryToken: { self.tokenizer.token(for: $0) })
+        let wanted = Dictionary(uniqueKeysWithValues: newPlan.registrations.map { ($0.name, $0) })
+        let stale = engine.activities.filter { name in
+            let text = name.rawValue
+            guard text.hasPrefix("limit.") || text.hasPrefix("downtime.") else {
+                // Extra time outlives reloads unless its limit is gone.
+                return text.hasPrefix("extra.") && newPlan.limit(for: name) == nil
+            }
+            return wanted[name] == nil
+        }
+        policy = newPolicy
+        plan = newPlan
+        if !stale.isEmpty { run(engine.handle(.stopMonitoring(stale), at: now), at: now) }
+        for registration in newPlan.registrations where engine.registration(of: registration.name) != registration {
+            run(engine.handle(.startMonitoring(registration), at: now), at: now)
+        }
+        // Stores of limits and downtimes that no longer exist are cleared for everyone.
+        for user in knownUsers {
+            for name in stale { clearStore(for: name, user: user, at: now) }
+        }
+        for (activity, downtime) in plan.downtimeShields where activeDowntimes.contains(activity) {
+            for user in knownUsers {
+                run(engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now), at: now)
+            }
+        }
+    }
+
+    private func clearStore(for activity: DeviceActivityName, user: UserID, at now: Now) {
+        let store = SettingsStoreName(activity.rawValue)
+        run(engine.handle(.settingsStoreChanged(user: user, store: store, settings: nil), at: now), at: now)
+    }
+
+    private func applyActiveDowntimes(to user: UserID, at now: Now) {
+        for activity in activeDowntimes {
+            guard let downtime = plan.downtimeShields[activity] else { continue }
+            run(engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now), at: now)
+        }
+    }
+
+    // MARK: - Engine actions
+
+    private func run(_ actions: [ActivityEngine.Action], at now: Now) {
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            logger.debug("engine", metadata: ["action": "\(action)"])
+            switch action {
+            case .intervalDidStart(let activity):
+                if let downtime = plan.downtimeShields[activity] {
+                    activeDowntimes.insert(activity)
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now)
+                    }
+                    logger.notice("downtime started", metadata: ["activity": "\(activity)"])
+                } else if let limit = plan.limit(for: activity), activity == limit.activity {
+                    grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.name + "/") }
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                    }
+                }
+            case .intervalDidEnd(let activity):
+                if let downtime = plan.downtimeShields[activity] {
+                    activeDowntimes.remove(activity)
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
+                    }
+                    logger.notice("downtime ended", metadata: ["activity": "\(activity)"])
+                } else if let limit = plan.limit(for: activity), activity == limit.activity {
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                    }
+                }
+            case .intervalWillStartWarning, .intervalWillEndWarning:
+                break
+            case .eventWillReachThresholdWarning(_, let activity, let user):
+                guard let limit = plan.limit(for: activity) else { break }
+                let left = limit.warning.map(Self.describe) ?? "a little time"
+                logger.notice("limit warning", metadata: ["limit": "\(limit.name)", "user": "\(user)"])
+                notifier?.warn(user: user, title: "\(left) left for \(limit.name)", body: "Screen Time: your \(limit.name) limit is almost reached.")
+            case .eventDidReachThreshold(_, let activity, let user):
+                guard let limit = plan.limit(for: activity) else { break }
+                logger.notice("limit reached, shielding", metadata: ["limit": "\(limit.name)", "user": "\(user)"])
+                queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
+                let extra = plan.shieldText.extraTime.flatMap { extra -> String? in
+                    (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay
+                        ? "\(Self.describe(extra)) more" : nil
+                }
+                notifier?.shield(
+                    user: user, limit: limit.name, title: "Time limit reached: \(limit.name)",
+                    body: plan.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
+                    extraTimeLabel: extra)
+            case .shieldChanged(let user, let shield):
+                shields[user] = shield.isEmpty ? nil : shield
+            case .scheduleWakeUp(let instant):
+                wakeUp = instant
+            case .cancelWakeUp:
+                wakeUp = nil
+            case .monitoringRefused(let activity, let error):
+                logger.error("the engine refused an activity", metadata: ["activity": "\(activity)", "error": "\(error)"])
+            case .persistSnapshot:
+                lastFlush = nil
+            }
+        }
+    }
+
+    private func answered(_ answer: NotificationAnswer, at now: Now) {
+        guard let limit = plan.limits.first(where: { $0.name == answer.limit }) else { return }
+        switch answer.choice {
+        case .close:
+            for id in policy.limits.first(where: { $0.name == limit.name })?.applications ?? [] { closeRequested.insert(id) }
+            logger.notice("close requested from the shield", metadata: ["limit": "\(limit.name)"])
+        case .extraTime:
+            let key = "\(limit.name)/\(answer.user.rawValue)"
+            let granted = grantsToday[key] ?? 0
+            guard let extra = plan.shieldText.extraTime, granted < plan.shieldText.extraTimesPerDay else {
+                logger.notice("extra time refused: none left today", metadata: ["limit": "\(limit.name)"])
+                return
+            }
+            grantsToday[key] = granted + 1
+            let local = Calendar.current.dateComponents(
+                in: TimeZone.current, from: Date(timeIntervalSince1970: TimeInterval(now.wallClock.secondsSince1970)))
+            let registration = PolicyPlan.extraTime(
+                extra, after: limit, for: answer.user, number: granted + 1,
+                startingAt: (local.hour ?? 0, local.minute ?? 0, local.second ?? 0))
+            run(engine.handle(.startMonitoring(registration), at: now), at: now)
+            run(engine.handle(.settingsStoreChanged(user: answer.user, store: limit.store, settings: nil), at: now), at: now)
+            do {
+                _ = try database.recordGrant(
+                    ExtraTimeGrant(
+                        user: answer.user, target: limit.name, seconds: extra.components.seconds,
+                        grantedAt: Date(timeIntervalSince1970: TimeInterval(now.wallClock.secondsSince1970)),
+                        reason: "asked from the shield"))
+            } catch {
+                logger.error("could not record extra time", metadata: ["error": "\(error)"])
+            }
+            logger.notice("extra time granted", metadata: ["limit": "\(limit.name)", "extra": "\(extra)"])
+        }
+    }
+
+    // MARK: - Ledger
+
+    private func flush(at wall: Date) {
+        do {
+            let blob = try JSONEncoder().encode(engine.snapshot())
+            let record = EngineSnapshotRecord(
+                scope: settings.snapshotScope, version: EngineSnapshot.currentFormatVersion, blob: blob, savedAt: wall)
+            _ = try recorder.flush(snapshot: record)
+        } catch {
+            logger.error("could not write the usage ledger; will retry", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Enforcement
+
+    private func enforce(at now: Now) {
+        guard !shields.isEmpty || !enforcer.held.isEmpty else { return }
+        var desired: [AppID: ShieldMode] = [:]
+        var observed: [AppID: [ObservedProcess]] = [:]
+        for entry in collector.table.entries.values {
+            guard let app = entry.app, let shield = shields[entry.user] else { continue }
+            let label = collector.catalog(for: entry.user).label(for: app.id)
+            guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
+            desired[app.id] = closeRequested.contains(app.id) ? .terminate(grace: .seconds(5)) : plan.mode(for: label.token)
+            let cgroup = entry.controlGroup.map { CgroupPath($0.path) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+            observed[app.id, default: []].append(ObservedProcess(entry.identity, ownCgroup: cgroup))
+        }
+        closeRequested = closeRequested.filter { desired[$0] != nil }
+        let instant = ContinuousClock.now
+        let report = enforcer.apply(desired: desired, observed: observed, at: instant)
+        for failure in report.failures {
+            logger.error("enforcement failed; retrying next tick", metadata: ["action": "\(failure.action)", "error": "\(failure.error)"])
+        }
+        if let error = report.stateFileError {
+            logger.error("could not write the enforcement state file", metadata: ["error": "\(error)"])
+        }
+        for entry in report.entries where entry.result == .done {
+            logger.info("enforced", metadata: ["action": "\(entry.action)"])
+        }
+    }
+
+    // MARK: - Clocks
+
+    private func detectClockChanges(at now: Now) {
+        let offset = now.wallClock.nanosecondsSince1970 - now.monotonic.nanoseconds
+        if let last = lastClockOffset, abs(offset - last) > 2_000_000_000 {
+            logger.notice("wall clock changed", metadata: ["by": "\(Duration.nanoseconds(offset - last))"])
+            run(engine.handle(.wallClockChanged, at: now), at: now)
+        }
+        lastClockOffset = offset
+        let zone = now.timeZone ?? TimeZone.current
+        if zone.identifier != lastTimeZone {
+            lastTimeZone = zone.identifier
+            run(engine.handle(.timeZoneChanged(zone), at: now), at: now)
+        }
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
+        if seconds % 60 == 0 { return seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min" : "\(seconds / 60) min" }
+        return "\(seconds) s"
+    }
+
+    static func bootID() -> String {
+        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+    }
+
+    static func makeDirectory(for path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}
+
+/// A file's identity and modification time, to notice edits without reading it.
+struct FileStamp: Equatable {
+    var inode: UInt64
+    var modified: Int64
+    var size: Int64
+
+    init?(path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 || stat(path, &status) == 0 else { return nil }
+        inode = UInt64(status.st_ino)
+        modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        size = Int64(status.st_size)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import LinuxActivity
+import ScreenTimeModel
+
+/// Where the daemon keeps things and how it samples.
+public struct DaemonSettings: Sendable {
+    /// Guardian mode (system service, all users) instead of individual mode (the calling user only).
+    public var system: Bool
+    public var policyPath: String
+    public var databasePath: String
+    /// What the enforcer holds, so that a restart after a crash can release it.
+    public var enforcementStatePath: String
+    public var tokenKeyPath: String
+    /// The users whose use counts: the daemon's own user in individual mode, everyone (nil) in guardian mode.
+    public var users: Set<UserID>?
+    public var tickInterval: Duration = .seconds(1)
+    /// The ledger and the engine snapshot are written at least this often (and on stop).
+    public var flushInterval: Duration = .seconds(2)
+    public var idleTimeout: Duration = .seconds(180)
+
+    /// The defaults of individual mode for the calling user (XDG directories), or of guardian mode.
+    public static func defaults(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> DaemonSettings
+    {
+        let home = environment["HOME"] ?? "/root"
+        let state =
+            system ? "/var/lib/screentime" : (environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+                ?? home + "/.local/state") + "/screentime"
+        let policy = system ? "/etc/screentime/policy.toml" : Policy.defaultPath(environment: environment)
+        return DaemonSettings(
+            system: system, policyPath: policy, databasePath: state + "/usage.sqlite",
+            enforcementStatePath: state + "/enforcement.json",
+            tokenKeyPath: Tokenizer.defaultKeyPath(system: system, environment: environment),
+            users: system ? nil : [UserID(getuid())])
+    }
+
+    /// The scope under which the engine snapshot is stored (`system`, or `user-UID`).
+    public var snapshotScope: String { system ? "system" : "user-\(getuid())" }
+}

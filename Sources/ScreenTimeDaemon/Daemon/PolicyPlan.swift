@@ -1,0 +1,125 @@
+import Enforcement
+import ScreenTimeEngine
+import ScreenTimeModel
+
+/// What a policy file means to the engine: one activity per limit and per downtime, and the shields their callbacks
+/// put in place. Pure: the same policy and tokens give the same plan.
+///
+/// - A limit `games` is the activity `limit.games`: a daily interval (local midnight to midnight) with one event
+///   `limit` (its apps and categories, threshold `daily`, counting use earlier that day so a reload loses nothing)
+///   and the limit's warning as the schedule's warning time. Reaching the threshold applies the settings store
+///   `limit.games` (its apps and categories, minus always-allowed apps) to that user; a new day clears it.
+/// - A downtime `bedtime` is the activity `downtime.bedtime` from `start` to `end` every day. While its interval runs
+///   the store `downtime.bedtime` shields every app except its allow list and the always-allowed apps.
+/// - Extra time granted from a shield is the activity `extra.<limit>.<uid>.<n>`: from the grant to the end of the day,
+///   for that user only, with one event whose threshold is the extra time; reaching it applies the limit's store
+///   again.
+public struct PolicyPlan: Sendable {
+    /// A limit as the daemon needs it at run time.
+    public struct Limit: Sendable {
+        public var name: String
+        public var activity: DeviceActivityName
+        public var store: SettingsStoreName
+        public var event: ActivityEvent
+        public var shield: ShieldSettings
+        public var mode: ShieldMode
+        public var daily: Duration
+        public var warning: Duration?
+    }
+
+    public static let limitEvent = ActivityEventName("limit")
+    public static let extraEvent = ActivityEventName("extra")
+
+    public var limits: [Limit] = []
+    public var registrations: [ActivityRegistration] = []
+    /// Settings applied while each downtime's interval runs.
+    public var downtimeShields: [DeviceActivityName: (store: SettingsStoreName, shield: ShieldSettings)] = [:]
+    /// The shield mode of each app token under each limit; downtime always freezes.
+    public var terminateGrace: [ApplicationToken: Duration] = [:]
+    public var shieldText: Policy.ShieldSettings
+
+    public init(policy: Policy, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
+        shieldText = policy.shield
+        let allowed = Set(policy.alwaysAllowed.map(appToken))
+        let midnight = CalendarPattern(hour: 0, minute: 0, second: 0)
+        for limit in policy.limits {
+            let applications = Set(limit.applications.map(appToken))
+            let categories = Set(limit.categories.map(categoryToken))
+            let event = ActivityEvent(
+                applications: applications, categories: categories, threshold: limit.daily, includesPastActivity: true)
+            let activity = DeviceActivityName("limit.\(limit.name)")
+            let mode: ShieldMode
+            switch limit.shield {
+            case .freeze: mode = .freeze
+            case .terminate(let grace): mode = .terminate(grace: grace)
+            }
+            // An empty limit (no apps, no categories) counts all use and shields everything but the allowed apps.
+            let shield =
+                applications.isEmpty && categories.isEmpty
+                ? ShieldSettings(applicationCategories: .all(except: allowed))
+                : ShieldSettings(
+                    applications: applications.subtracting(allowed),
+                    applicationCategories: categories.isEmpty ? nil : .specific(categories, except: allowed))
+            limits.append(
+                Limit(
+                    name: limit.name, activity: activity, store: SettingsStoreName("limit.\(limit.name)"), event: event,
+                    shield: shield, mode: mode, daily: limit.daily, warning: limit.warning))
+            registrations.append(
+                ActivityRegistration(
+                    name: activity,
+                    schedule: ActivitySchedule(
+                        intervalStart: midnight, intervalEnd: midnight, repeats: true, warningTime: limit.warning),
+                    events: [Self.limitEvent: event]))
+            if case .terminate(let grace) = mode {
+                for token in applications { terminateGrace[token] = grace }
+            }
+        }
+        for downtime in policy.downtimes {
+            let activity = DeviceActivityName("downtime.\(downtime.name)")
+            let exceptions = allowed.union(downtime.allowed.map(appToken))
+            downtimeShields[activity] = (
+                SettingsStoreName("downtime.\(downtime.name)"), ShieldSettings(applicationCategories: .all(except: exceptions))
+            )
+            registrations.append(
+                ActivityRegistration(
+                    name: activity,
+                    schedule: ActivitySchedule(
+                        intervalStart: CalendarPattern(hour: downtime.start.hour, minute: downtime.start.minute, second: 0),
+                        intervalEnd: CalendarPattern(hour: downtime.end.hour, minute: downtime.end.minute, second: 0),
+                        repeats: true),
+                    events: [:]))
+        }
+    }
+
+    /// The limit an activity belongs to (`limit.NAME` or `extra.NAME.UID.N`).
+    public func limit(for activity: DeviceActivityName) -> Limit? {
+        let parts = activity.rawValue.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        if parts[0] == "limit" { return limits.first { $0.activity == activity } }
+        if parts[0] == "extra" {
+            let rest = parts[1]
+            return limits.first { rest.hasPrefix($0.name + ".") }
+        }
+        return nil
+    }
+
+    /// The shield mode for an app's token: terminate when a terminating limit names it, else freeze.
+    public func mode(for token: ApplicationToken) -> ShieldMode {
+        terminateGrace[token].map { .terminate(grace: $0) } ?? .freeze
+    }
+
+    /// The registration of extra time for a user after a limit: from now to the end of the day, one event.
+    public static func extraTime(
+        _ extra: Duration, after limit: Limit, for user: UserID, number: Int, startingAt local: (hour: Int, minute: Int, second: Int)
+    ) -> ActivityRegistration {
+        var event = limit.event
+        event.threshold = extra
+        event.includesPastActivity = false
+        return ActivityRegistration(
+            name: DeviceActivityName("extra.\(limit.name).\(user.rawValue).\(number)"),
+            schedule: ActivitySchedule(
+                intervalStart: CalendarPattern(hour: local.hour, minute: local.minute, second: local.second),
+                intervalEnd: CalendarPattern(hour: 0, minute: 0, second: 0), repeats: false),
+            events: [extraEvent: event], users: [user])
+    }
+}

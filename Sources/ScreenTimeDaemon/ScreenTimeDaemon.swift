@@ -1,1 +1,0 @@
-// The ScreenTimeDaemon module; see docs/ARCHITECTURE.md.
