@@ -80,8 +80,10 @@ struct EngineCore: Sendable, Codable {
             break
         }
         advanceTime(to: now, into: &actions)
-        if let zone = now.timeZone, zone != timeZone {
-            changeTimeZone(to: zone, at: now, into: &actions)
+        // By identifier: `TimeZone.autoupdatingCurrent` never equals a fixed zone, and the engine must hold a
+        // fixed one, whose rules do not change under it between events.
+        if let zone = now.timeZone, zone.identifier != timeZone.identifier {
+            changeTimeZone(to: TimeZone(identifier: zone.identifier) ?? zone, at: now, into: &actions)
         }
         switch event {
         case .sample(let sample):

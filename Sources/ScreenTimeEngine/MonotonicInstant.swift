@@ -46,8 +46,9 @@ public struct WallClockInstant: Hashable, Comparable, Sendable, Codable, CustomS
 /// resumed from suspend).
 ///
 /// `timeZone`, when given, is the system time zone at this moment: the engine moves its schedules to it as for
-/// `.timeZoneChanged` as soon as it differs from the zone in force, so a caller may pass the zone with every event
-/// instead of announcing changes. `nil` keeps the zone in force.
+/// `.timeZoneChanged` as soon as its identifier differs from the zone in force, so a caller may pass the zone with
+/// every event (`TimeZone.current` after `/etc/localtime` changed) instead of announcing changes. `nil` keeps the
+/// zone in force.
 public struct Now: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `CLOCK_MONOTONIC`: use is measured on it.
     public var monotonic: MonotonicInstant
@@ -61,6 +62,7 @@ public struct Now: Hashable, Sendable, Codable, CustomStringConvertible {
         self.wallClock = wallClock
         self.timeZone = timeZone
     }
+    /// Both clocks, and the zone's identifier when one is given.
     public var description: String {
         timeZone.map { "\(monotonic) \(wallClock) \($0.identifier)" } ?? "\(monotonic) \(wallClock)"
     }

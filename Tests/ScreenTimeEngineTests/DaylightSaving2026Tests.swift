@@ -78,3 +78,16 @@ import Testing
         #expect(script.advance(to: wall(2026, 6, 4, 17, in: newYork)).callbacks == [.intervalDidEnd("daily")])
     }
 }
+
+extension DaylightSaving2026Tests {
+    @Test func aZoneEqualByIdentifierChangesNothingAndAnotherInstanceOfANewZoneMovesTheSchedules() {
+        var script = EngineScript(at: wall(2026, 6, 4, 10, in: berlin), in: berlin)
+        script.handle(.startMonitoring(daily(from: pattern(hour: 9), to: pattern(hour: 17))))
+        script.now.timeZone = TimeZone(identifier: "Europe/Berlin")
+        #expect(script.handle(.wakeUp).isEmpty)
+        script.now.timeZone = TimeZone(identifier: "America/New_York")
+        #expect(script.handle(.wakeUp).contains(.persistSnapshot))
+        #expect(script.engine.timeZone.identifier == "America/New_York")
+        #expect(script.handle(.wakeUp).isEmpty)
+    }
+}
