@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ScreenTimeModel
+import ServiceLifecycle
+
+/// The `screentimed` command line: runs the daemon until SIGTERM or SIGINT.
+public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "screentimed",
+        abstract: "Screen Time for Linux daemon: counts app use, fires limits and downtime, shields apps.",
+        discussion: """
+            Individual mode (default, as a systemd user service): limits the calling user from \
+            $XDG_CONFIG_HOME/screentime/policy.toml. Guardian mode (--system, as root): every user, from \
+            /etc/screentime/policy.toml. SIGHUP or an edit of the policy file reloads it; an invalid file is refused \
+            and the last good policy stays in force. SIGTERM or SIGINT stops cleanly, releasing every shield.
+            """)
+
+    @Flag(help: "Guardian mode: run as a system service for every user.")
+    var system = false
+
+    @Option(help: ArgumentHelp("The policy file.", valueName: "path"))
+    var policy: String?
+
+    @Option(help: ArgumentHelp("The usage database (SQLite).", valueName: "path"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("The token key file.", valueName: "path"))
+    var tokenKey: String?
+
+    @Option(help: ArgumentHelp("Where the enforcer records what it holds.", valueName: "path"))
+    var enforcementState: String?
+
+    @Option(help: ArgumentHelp("Seconds of input idleness after which a session counts as idle.", valueName: "seconds"))
+    var idleTimeout: Int = 180
+
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
+    var logLevel: String = "info"
+
+    public init() {}
+
+    public func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "screentimed")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var settings = DaemonSettings.defaults(system: system)
+        if let policy { settings.policyPath = policy }
+        if let database { settings.databasePath = database }
+        if let tokenKey { settings.tokenKeyPath = tokenKey }
+        if let enforcementState { settings.enforcementStatePath = enforcementState }
+        settings.idleTimeout = .seconds(idleTimeout)
+        let daemon: Daemon
+        do {
+            daemon = try Daemon(settings: settings, notifier: nil, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        logger.info(
+            "starting", metadata: ["mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",
+                "database": "\(settings.databasePath)"])
+        let service = DaemonService(daemon: daemon, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
