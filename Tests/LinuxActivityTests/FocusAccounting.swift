@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
 import LinuxActivity
+import ScreenTimeModel
+import Synchronization
 
 /// The collector's accounting in miniature: sample a focus source once per second and credit the second to the
 /// focused window's class, while a plan moves the focus.
@@ -9,10 +10,12 @@ enum FocusAccounting {
     /// once per second, half a second into each second; returns the seconds credited to each class.
     ///
     /// Both run on their own threads with absolute deadlines, so a busy machine (or Swift's cooperative pool
-    /// being full) delays a sample without losing it.
-    static func run(source: some FocusSource, plan: [(String, Duration)], focus: (String) throws -> Void) throws
-        -> [String: Int]
-    {
+    /// being full) delays a sample without losing it. `key` names what a reading is credited to (the window class
+    /// unless told otherwise).
+    static func run(
+        source: some FocusSource, plan: [(String, Duration)],
+        key: @escaping @Sendable (FocusedWindow) -> String? = { $0.windowClass }, focus: (String) throws -> Void
+    ) throws -> [String: Int] {
         let clock = ContinuousClock()
         let start = clock.now
         let total = plan.reduce(Duration.zero) { $0 + $1.1 }
@@ -23,10 +26,9 @@ enum FocusAccounting {
             for index in 0..<samples {
                 let deadline = start + .milliseconds(500) + .seconds(index)
                 let wait = deadline - clock.now
-                if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18
-                    + Double(wait.components.seconds)) }
-                if let windowClass = source.current()?.window?.windowClass {
-                    totals.withLock { $0[windowClass, default: 0] += 1 }
+                if wait > .zero { Thread.sleep(forTimeInterval: seconds(wait)) }
+                if let window = source.current()?.window, let name = key(window) {
+                    totals.withLock { $0[name, default: 0] += 1 }
                 }
             }
             done.signal()
@@ -37,11 +39,13 @@ enum FocusAccounting {
             try focus(windowClass)
             elapsed += duration
             let wait = start + elapsed - clock.now
-            if wait > .zero {
-                Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds))
-            }
+            if wait > .zero { Thread.sleep(forTimeInterval: seconds(wait)) }
         }
         done.wait()
         return totals.withLock { $0 }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -65,10 +65,11 @@ enum FocusTestEnvironment {
         guard getuid() == 0 else {
             return "KWin focus tests skipped: they run KWin as a separate unprivileged user, which needs root"
         }
-        let absent = missing(["kwin_wayland", "dbus-daemon", "foot", "setpriv"])
+        let absent = missing(["kwin_wayland", "dbus-daemon", "wev", "setpriv"])
         guard absent.isEmpty else {
             return "KWin focus tests skipped: missing \(absent.joined(separator: ", ")) "
-                + "(apt-get install kwin-wayland foot); the KWin source is not proven in a real compositor here"
+                + "(apt-get install --no-install-recommends kwin-wayland wev); "
+                + "the KWin source is not proven in a real compositor here"
         }
         return nil
     }()

@@ -70,11 +70,6 @@ public final class X11FocusSource: FocusSource {
         thread.start()
     }
 
-    deinit {
-        // The event thread holds a strong reference until it ends, so deinit only runs after close() or a lost
-        // connection.
-    }
-
     /// The latest focused window and the current idle time; nil once the X connection is lost or closed.
     public func current() -> FocusReading? {
         let idle = connection.idleTime()
