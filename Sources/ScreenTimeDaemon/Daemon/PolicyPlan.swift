@@ -5,7 +5,8 @@ import ScreenTimeModel
 /// What a policy file means to the engine: one activity per limit and per downtime, and the shields their callbacks
 /// put in place. Pure: the same policy and tokens give the same plan.
 ///
-/// - A limit `games` is the activity `limit.games`: a daily interval (local midnight to midnight) with one event
+/// - A limit `games` is the activity `limit.games`: a daily interval (local midnight to midnight, or the limit's
+///   `start`–`end` window) with one event
 ///   `limit` (its apps and categories, threshold `daily`, counting use earlier that day so a reload loses nothing)
 ///   and the limit's warning as the schedule's warning time. Reaching the threshold applies the settings store
 ///   `limit.games` (its apps and categories, minus always-allowed apps) to that user; a new day clears it.
@@ -25,6 +26,8 @@ public struct PolicyPlan: Sendable {
         public var mode: ShieldMode
         public var daily: Duration
         public var warning: Duration?
+        /// When the limit's interval ends (midnight for a daily limit): extra time lasts until then.
+        public var intervalEnd: CalendarPattern
     }
 
     public static let limitEvent = ActivityEventName("limit")
@@ -63,12 +66,15 @@ public struct PolicyPlan: Sendable {
             limits.append(
                 Limit(
                     name: limit.name, activity: activity, store: SettingsStoreName("limit.\(limit.name)"), event: event,
-                    shield: shield, mode: mode, daily: limit.daily, warning: limit.warning))
+                    shield: shield, mode: mode, daily: limit.daily, warning: limit.warning,
+                    intervalEnd: limit.window.map { Self.pattern($0.end) } ?? midnight))
             registrations.append(
                 ActivityRegistration(
                     name: activity,
                     schedule: ActivitySchedule(
-                        intervalStart: midnight, intervalEnd: midnight, repeats: true, warningTime: limit.warning),
+                        intervalStart: limit.window.map { Self.pattern($0.start) } ?? midnight,
+                        intervalEnd: limit.window.map { Self.pattern($0.end) } ?? midnight, repeats: true,
+                        warningTime: limit.warning),
                     events: [Self.limitEvent: event]))
             if case .terminate(let grace) = mode {
                 for token in applications { terminateGrace[token] = grace }
@@ -84,11 +90,14 @@ public struct PolicyPlan: Sendable {
                 ActivityRegistration(
                     name: activity,
                     schedule: ActivitySchedule(
-                        intervalStart: CalendarPattern(hour: downtime.start.hour, minute: downtime.start.minute, second: 0),
-                        intervalEnd: CalendarPattern(hour: downtime.end.hour, minute: downtime.end.minute, second: 0),
+                        intervalStart: Self.pattern(downtime.start), intervalEnd: Self.pattern(downtime.end),
                         repeats: true),
                     events: [:]))
         }
+    }
+
+    static func pattern(_ time: Policy.TimeOfDay) -> CalendarPattern {
+        CalendarPattern(hour: time.hour, minute: time.minute, second: time.second)
     }
 
     /// The limit an activity belongs to (`limit.NAME` or `extra.NAME.UID.N`).
@@ -108,7 +117,7 @@ public struct PolicyPlan: Sendable {
         terminateGrace[token].map { .terminate(grace: $0) } ?? .freeze
     }
 
-    /// The registration of extra time for a user after a limit: from now to the end of the day, one event.
+    /// The registration of extra time for a user after a limit: from now to the end of the limit's interval.
     public static func extraTime(
         _ extra: Duration, after limit: Limit, for user: UserID, number: Int, startingAt local: (hour: Int, minute: Int, second: Int)
     ) -> ActivityRegistration {
@@ -119,7 +128,7 @@ public struct PolicyPlan: Sendable {
             name: DeviceActivityName("extra.\(limit.name).\(user.rawValue).\(number)"),
             schedule: ActivitySchedule(
                 intervalStart: CalendarPattern(hour: local.hour, minute: local.minute, second: local.second),
-                intervalEnd: CalendarPattern(hour: 0, minute: 0, second: 0), repeats: false),
+                intervalEnd: limit.intervalEnd, repeats: false),
             events: [extraEvent: event], users: [user])
     }
 }

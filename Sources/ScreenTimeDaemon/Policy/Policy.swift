@@ -26,6 +26,32 @@ public struct Policy: Hashable, Sendable {
         public var warning: Duration?
         /// What happens at the limit.
         public var shield: Shield
+        /// A per-schedule limit counts only from `start` to `end` each day (and resets at `start`); nil for a daily
+        /// limit, which runs from midnight to midnight.
+        public var window: (start: TimeOfDay, end: TimeOfDay)? {
+            get { windowStart.flatMap { start in windowEnd.map { (start, $0) } } }
+            set {
+                windowStart = newValue?.start
+                windowEnd = newValue?.end
+            }
+        }
+        var windowStart: TimeOfDay?
+        var windowEnd: TimeOfDay?
+
+        /// Creates a limit; `window` makes it per-schedule instead of daily.
+        public init(
+            name: String, applications: [AppID], categories: [ActivityCategory], daily: Duration, warning: Duration?,
+            shield: Shield, window: (start: TimeOfDay, end: TimeOfDay)? = nil
+        ) {
+            self.name = name
+            self.applications = applications
+            self.categories = categories
+            self.daily = daily
+            self.warning = warning
+            self.shield = shield
+            self.windowStart = window?.start
+            self.windowEnd = window?.end
+        }
     }
 
     /// A time of day, in local time.
@@ -34,11 +60,24 @@ public struct Policy: Hashable, Sendable {
         public var hour: Int
         /// 0…59.
         public var minute: Int
-        /// Orders by hour, then minute.
-        public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.hour, lhs.minute) < (rhs.hour, rhs.minute) }
-        /// `HH:MM`.
+        /// 0…59; written only when not zero (`HH:MM:SS`).
+        public var second: Int
+
+        /// Creates a time of day.
+        public init(hour: Int, minute: Int, second: Int = 0) {
+            self.hour = hour
+            self.minute = minute
+            self.second = second
+        }
+
+        /// Orders by hour, minute, second.
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.hour, lhs.minute, lhs.second) < (rhs.hour, rhs.minute, rhs.second)
+        }
+        /// `HH:MM`, or `HH:MM:SS` when the seconds are not zero.
         public var description: String {
-            (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+            let pad = { (value: Int) in (value < 10 ? "0" : "") + "\(value)" }
+            return pad(hour) + ":" + pad(minute) + (second == 0 ? "" : ":" + pad(second))
         }
     }
 

@@ -56,7 +56,7 @@ struct PolicyDecoder {
     }
 
     private func decodeLimit(_ reader: TableReader) throws(PolicyError) -> (Policy.Limit, SourcePosition) {
-        try reader.allowOnly(["name", "apps", "categories", "daily", "warning", "shield", "grace"])
+        try reader.allowOnly(["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end"])
         let name = try reader.name()
         let daily = try reader.requiredDuration("daily", allowZero: true)
         let warning = try reader.duration("warning")
@@ -80,10 +80,19 @@ struct PolicyDecoder {
             throw PolicyError(
                 at: shieldText!.position, in: file, "unknown shield \"\(other)\"; expected \"freeze\" or \"terminate\"")
         }
+        var window: (start: Policy.TimeOfDay, end: Policy.TimeOfDay)?
+        if reader.has("start") || reader.has("end") {
+            let start = try reader.timeOfDay("start")
+            let end = try reader.timeOfDay("end")
+            if start.value == end.value {
+                throw PolicyError(at: end.position, in: file, "`end` equals `start`: the limit's window would be empty")
+            }
+            window = (start.value, end.value)
+        }
         let limit = Policy.Limit(
             name: name.value, applications: try reader.applications("apps"),
             categories: try reader.categories("categories"), daily: daily.value, warning: warning?.value,
-            shield: shieldMode)
+            shield: shieldMode, window: window)
         return (limit, name.position)
     }
 
@@ -146,6 +155,9 @@ private struct TableReader {
                 "unknown key `\(entry.key)` in \(context); expected one of: \(keys.joined(separator: ", "))")
         }
     }
+
+    /// Whether the table sets `key`.
+    func has(_ key: String) -> Bool { table.entry(key) != nil }
 
     func name() throws(PolicyError) -> Located<String> {
         guard let name = try string("name") else {
@@ -241,13 +253,15 @@ private struct TableReader {
             throw PolicyError(at: table.position, in: file, "\(context) needs `\(key) = \"HH:MM\"`")
         }
         let parts = text.value.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-            let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
+        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute),
+            let second = parts.count == 3 ? Int(parts[2]) : 0, (0...59).contains(second)
         else {
             throw PolicyError(
-                at: text.position, in: file, "bad time \"\(text.value)\"; write 24-hour HH:MM, e.g. \"07:00\"")
+                at: text.position, in: file,
+                "bad time \"\(text.value)\"; write 24-hour HH:MM (or HH:MM:SS), e.g. \"07:00\"")
         }
-        return Located(value: Policy.TimeOfDay(hour: hour, minute: minute), position: text.position)
+        return Located(value: Policy.TimeOfDay(hour: hour, minute: minute, second: second), position: text.position)
     }
 
     private func wrongType(_ key: String, _ value: TOMLValue, expected: String) -> PolicyError {
