@@ -33,10 +33,14 @@ install: deps
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 .build/release/screentime .build/release/screentimed $(DESTDIR)$(PREFIX)/bin/
 
+## For the calling user: binaries in ~/.local/bin, the user unit enabled and started.
 install-user: deps
 	$(SWIFT) build -c release --static-swift-stdlib
-	install -d $(HOME)/.local/bin
+	install -d $(HOME)/.local/bin $(HOME)/.config/systemd/user
 	install -m 0755 .build/release/screentime .build/release/screentimed $(HOME)/.local/bin/
+	install -m 0644 systemd/screentimed.service $(HOME)/.config/systemd/user/screentimed.service
+	systemctl --user daemon-reload
+	systemctl --user enable --now screentimed.service
 
 clean:
 	rm -rf .build

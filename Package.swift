@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "screentime",
             dependencies: [
-                "LinuxActivity", "ScreenTimeModel",
+                "LinuxActivity", "ScreenTimeModel", "ScreenTimeDaemon", "ScreenTimeEngine", "UsageStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

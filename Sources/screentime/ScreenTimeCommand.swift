@@ -10,7 +10,7 @@ struct ScreenTimeCommand: AsyncParsableCommand {
             Reads which app is in front of each login session (logind, /proc and the desktop's focus) and how long \
             apps are used. Run `screentime now --watch` to watch it live.
             """,
-        subcommands: [NowCommand.self, AppsCommand.self])
+        subcommands: [NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self])
 }
 
 /// Options shared by commands that read tokens.
@@ -20,4 +20,11 @@ struct KeyOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Path of the token key file (created, mode 0600, if missing).", valueName: "path"))
     var tokenKey: String?
+
+    init() {}
+
+    init(system: Bool, tokenKey: String?) {
+        self.system = system
+        self.tokenKey = tokenKey
+    }
 }

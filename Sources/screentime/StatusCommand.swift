@@ -1,0 +1,217 @@
+import ArgumentParser
+import Foundation
+import LinuxActivity
+import ScreenTimeDaemon
+import ScreenTimeEngine
+import ScreenTimeModel
+import UsageStore
+
+/// Options that point at the daemon's files.
+struct DaemonOptions: ParsableArguments {
+    @Flag(help: "Read the guardian (system) daemon's state instead of the calling user's.")
+    var system = false
+
+    @Option(help: ArgumentHelp("The usage database.", valueName: "path"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("The policy file.", valueName: "path"))
+    var policy: String?
+
+    @Option(help: ArgumentHelp("The token key file.", valueName: "path"))
+    var tokenKey: String?
+
+    var settings: DaemonSettings {
+        var settings = DaemonSettings.defaults(system: system)
+        if let database { settings.databasePath = database }
+        if let policy { settings.policyPath = policy }
+        if let tokenKey { settings.tokenKeyPath = tokenKey }
+        return settings
+    }
+
+    /// The database, or a clear failure when the daemon has not written one yet.
+    func openDatabase() throws -> UsageDatabase {
+        let path = settings.databasePath
+        guard FileManager.default.fileExists(atPath: path) else {
+            printError("screentime: no usage database at \(path): has screentimed run yet? (systemctl --user status screentimed)")
+            throw ExitCode(1)
+        }
+        return try UsageDatabase.open(at: path)
+    }
+}
+
+/// `screentime status`: each limit's use, what remains, when it resets, and what is shielded now.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show each limit and downtime: used, remaining, next reset, shielded now.",
+        discussion: "Read from the daemon's last saved state (at most a few seconds old).")
+
+    @OptionGroup var daemon: DaemonOptions
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    struct Row: Encodable {
+        var kind: String
+        var name: String
+        var user: UInt32
+        var usedSeconds: Int?
+        var limitSeconds: Int?
+        var remainingSeconds: Int?
+        var nextReset: Date?
+        var shielded: Bool
+    }
+
+    func run() async throws {
+        let settings = daemon.settings
+        let policy: Policy
+        do {
+            policy = try Policy.load(from: settings.policyPath)
+        } catch {
+            printError("screentime: \(error)")
+            throw ExitCode(1)
+        }
+        let database = try daemon.openDatabase()
+        let recorder = UsageRecorder(database: database, bootID: "")
+        guard let record = try recorder.loadSnapshot(scope: settings.snapshotScope) else {
+            printError("screentime: the daemon has saved no state yet in \(settings.databasePath)")
+            throw ExitCode(1)
+        }
+        let engine = ActivityEngine(restoring: try JSONDecoder().decode(EngineSnapshot.self, from: record.blob))
+        let tokenizer = try loadTokenizer(KeyOptions(system: settings.system, tokenKey: settings.tokenKeyPath))
+        let plan = PolicyPlan(
+            policy: policy, appToken: { tokenizer.token(for: $0) }, categoryToken: { tokenizer.token(for: $0) })
+        var rows: [Row] = []
+        for user in (settings.users ?? [UserID(getuid())]).sorted() {
+            let shield = engine.effectiveShield(for: user)
+            for limit in plan.limits {
+                let usage = engine.usage(of: PolicyPlan.limitEvent, in: limit.activity, for: user)
+                let shielded = engine.settings(of: limit.store, for: user).map { !$0.isEmpty } ?? false
+                rows.append(
+                    Row(
+                        kind: "limit", name: limit.name, user: user.rawValue,
+                        usedSeconds: usage.map { Int($0.used.components.seconds) },
+                        limitSeconds: Int(limit.daily.components.seconds),
+                        remainingSeconds: usage.map { Int($0.remaining.components.seconds) },
+                        nextReset: engine.currentInterval(of: limit.activity).map { date($0.end) }, shielded: shielded))
+            }
+            for downtime in policy.downtimes {
+                let activity = DeviceActivityName("downtime.\(downtime.name)")
+                let current = engine.currentInterval(of: activity)
+                rows.append(
+                    Row(
+                        kind: "downtime", name: downtime.name, user: user.rawValue,
+                        nextReset: (current ?? engine.nextInterval(of: activity)).map { date(current == nil ? $0.start : $0.end) },
+                        shielded: current != nil && !shield.isEmpty))
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+            return
+        }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "EEE HH:mm:ss"
+        print("As of \(formatter.string(from: record.savedAt)):")
+        for row in rows {
+            let when = row.nextReset.map { formatter.string(from: $0) } ?? "-"
+            if row.kind == "limit" {
+                print(
+                    "  limit \(row.name): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
+                        + "\(clock(row.remainingSeconds)) left, resets \(when)" + (row.shielded ? " · SHIELDED" : ""))
+            } else {
+                print("  downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
+            }
+        }
+    }
+
+    private func date(_ instant: WallClockInstant) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(instant.nanosecondsSince1970) / 1e9)
+    }
+
+    private func clock(_ seconds: Int?) -> String {
+        guard let seconds else { return "-" }
+        return seconds >= 3600 ? "\(seconds / 3600)h\(seconds / 60 % 60)m" : seconds >= 60 ? "\(seconds / 60)m\(seconds % 60)s" : "\(seconds)s"
+    }
+}
+
+/// `screentime report`: usage per app and category.
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report", abstract: "Usage per app and per category, pickups, first pickup, longest session.")
+
+    @OptionGroup var daemon: DaemonOptions
+
+    @Flag(help: "Today, from local midnight (the default).")
+    var today = false
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    struct Output: Encodable {
+        struct Item: Encodable {
+            var id: String
+            var name: String
+            var token: String
+            var seconds: Int
+        }
+        var user: UInt32
+        var from: Date
+        var to: Date
+        var totalSeconds: Int
+        var applications: [Item]
+        var categories: [Item]
+        var pickups: Int
+        var firstPickup: Date?
+        var longestSessionSeconds: Int?
+    }
+
+    func run() async throws {
+        let settings = daemon.settings
+        let database = try daemon.openDatabase()
+        let tokenizer = try loadTokenizer(KeyOptions(system: settings.system, tokenKey: settings.tokenKeyPath))
+        let user = UserID(getuid())
+        let environment = ProcessInfo.processInfo.environment
+        let catalog = AppCatalog(
+            desktopEntries: DesktopEntryIndex(
+                dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment)),
+            overrides: CategoryOverrides(), tokenizer: tokenizer, locale: environment["LANG"])
+        for id in (try? Policy.load(from: settings.policyPath))?.limits.flatMap(\.applications) ?? [] {
+            _ = catalog.label(for: id)
+        }
+        let now = Date()
+        let start = Calendar.current.startOfDay(for: now)
+        let report = try database.report(for: user, from: start, to: now)
+        let applications = report.durationByApplication.map { token, duration in
+            let label = catalog.label(forToken: token)
+            return Output.Item(
+                id: label?.id.rawValue ?? "?", name: label?.name ?? "unknown app", token: token.rawValue,
+                seconds: Int(duration.components.seconds))
+        }.sorted { $0.seconds > $1.seconds }
+        let categories = report.durationByCategory.map { token, duration in
+            let category = catalog.category(forToken: token)
+            return Output.Item(
+                id: category?.rawValue ?? "?", name: category?.displayName ?? "unknown", token: token.rawValue,
+                seconds: Int(duration.components.seconds))
+        }.sorted { $0.seconds > $1.seconds }
+        let output = Output(
+            user: user.rawValue, from: start, to: now, totalSeconds: Int(report.totalDuration.components.seconds),
+            applications: applications, categories: categories, pickups: report.pickups,
+            firstPickup: report.firstPickup,
+            longestSessionSeconds: report.longestSession.map { Int($0.duration.components.seconds) })
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            return
+        }
+        print("Today: \(NowTable.format(.seconds(output.totalSeconds))) in total, \(report.pickups) pickups")
+        print("Apps:")
+        for item in applications { print("  \(NowTable.format(.seconds(item.seconds)))  \(item.name) [\(item.id)]") }
+        print("Categories:")
+        for item in categories { print("  \(NowTable.format(.seconds(item.seconds)))  \(item.name)") }
+    }
+}
