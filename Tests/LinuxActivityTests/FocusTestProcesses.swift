@@ -114,6 +114,7 @@ final class FocusTestProcesses: @unchecked Sendable {
             if waitpid(child.pid, &status, WNOHANG) != 0 { return }
             usleep(10_000)
         }
+        print("focus test harness: pid \(child.pid) ignored SIGTERM for \(grace), killing it")
         kill(child.pid, SIGKILL)
         waitpid(child.pid, &status, 0)
     }

@@ -47,7 +47,9 @@ struct FocusX11Tests {
             let after = source.statistics
             #expect(took != nil, "expected \(expected), source reports \(String(describing: source.current()?.window))")
             #expect(after.eventsReceived > before.eventsReceived)
-            #expect(after.changesPublished > before.changesPublished)
+            // openbox clears _NET_ACTIVE_WINDOW between the two windows (two events per switch); the debounce
+            // keeps that gap from being published as "no window".
+            #expect(after.changesPublished == before.changesPublished + 1)
             if let took { latencies.append(took) }
         }
         print("x11: activation (xdotool --sync returned) -> reading updated: \(latencies)")
