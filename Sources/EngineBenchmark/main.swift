@@ -87,6 +87,6 @@ let samples = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ??
 _ = run(samples: samples / 10)  // warm-up
 let result = run(samples: samples)
 let days = samples / users.count / 86_400
-FileHandle.standardError.write(
-    Data("engine: \(samples) samples (\(days) simulated days), \(result.callbacks) actions, \(result.seconds) s\n".utf8))
+let summary = "engine: \(samples) samples (\(days) simulated days), \(result.callbacks) actions, \(result.seconds) s\n"
+FileHandle.standardError.write(Data(summary.utf8))
 print("engine.samples_per_second \(Int(Double(samples) / result.seconds)) 1/s")

@@ -29,7 +29,8 @@ let sampleSchedule = DeviceActivitySchedule(
 final class SampleMonitor: DeviceActivityMonitor {
     let store = ManagedSettingsStore(named: .social)
     let selection = FamilyActivitySelection(
-        applicationTokens: [ApplicationToken(rawValue: "chat")], categoryTokens: [ActivityCategoryToken(rawValue: "social")])
+        applicationTokens: [ApplicationToken(rawValue: "chat")],
+        categoryTokens: [ActivityCategoryToken(rawValue: "social")])
 
     override func intervalDidStart(for activity: DeviceActivityName) {
         super.intervalDidStart(for: activity)

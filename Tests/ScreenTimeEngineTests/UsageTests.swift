@@ -183,7 +183,8 @@ import Testing
     @Test func anEndedSessionStopsCounting() {
         var script = script(gamesActivity(threshold: .seconds(3_600)))
         script.sample(alice, [game])
-        script.advance(.seconds(1), then: .sample(UsageSample(user: alice, session: SessionID("\(alice)-1"), presence: .active, applicationsInUse: [game])))
+        script.advance(.seconds(1))
+        script.sample(alice, [game])
         script.advance(.seconds(1), then: .sessionEnded(alice, SessionID("\(alice)-1")))
         script.advance(.seconds(5))
         #expect(script.used(limit) == .seconds(2))
