@@ -1,0 +1,56 @@
+/// Asks for, reports and withdraws the right to use Screen Time: Apple's `AuthorizationCenter`.
+///
+/// ```swift
+/// try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+/// if AuthorizationCenter.shared.authorizationStatus == .approved { … }
+/// ```
+///
+/// The decision is the connection's: the daemon's over D-Bus (a user limiting themselves is approved; `.child`
+/// needs a guardian, through polkit), or `InProcessAuthorization` for programs that run everything themselves.
+public final class AuthorizationCenter: Sendable {
+    /// The center of this process, deciding in process unless the daemon's connection is installed.
+    public static let shared = AuthorizationCenter(connection: InProcessAuthorization())
+
+    private let connection: any AuthorizationConnection
+
+    /// A center that asks `connection`.
+    public init(connection: any AuthorizationConnection) { self.connection = connection }
+
+    /// Whether this app is authorized now.
+    public var authorizationStatus: AuthorizationStatus { connection.authorizationStatus() }
+
+    /// Asks for authorization to manage `member`'s activity; returns once it is approved.
+    ///
+    /// - Throws: `FamilyControlsError` when it is declined or cannot be given.
+    public func requestAuthorization(for member: FamilyControlsMember) async throws {
+        try await connection.requestAuthorization(for: member)
+    }
+
+    /// Withdraws this app's authorization; `completionHandler` gets the outcome.
+    public func revokeAuthorization(completionHandler: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let connection = self.connection
+        Task {
+            do {
+                try await connection.revokeAuthorization()
+                completionHandler(.success(()))
+            } catch {
+                completionHandler(.failure(error))
+            }
+        }
+    }
+
+    /// Withdraws this app's authorization.
+    public func revokeAuthorization() async throws {
+        try await connection.revokeAuthorization()
+    }
+}
+
+/// Where authorization is decided: the daemon (over D-Bus) or this process.
+public protocol AuthorizationConnection: Sendable {
+    /// The current status.
+    func authorizationStatus() -> AuthorizationStatus
+    /// Asks for authorization for `member`; returns when approved, throws when not.
+    func requestAuthorization(for member: FamilyControlsMember) async throws(FamilyControlsError)
+    /// Withdraws authorization.
+    func revokeAuthorization() async throws(FamilyControlsError)
+}

@@ -1,0 +1,40 @@
+import FamilyControls
+import Testing
+
+/// `AuthorizationCenter` keeps Apple's shape: request, status, revoke.
+@Suite struct AuthorizationTests {
+    @Test func aPersonLimitingThemselvesIsApproved() async throws {
+        let center = AuthorizationCenter(connection: InProcessAuthorization())
+        #expect(center.authorizationStatus == .notDetermined)
+        try await center.requestAuthorization(for: .individual)
+        #expect(center.authorizationStatus == .approved)
+        try await center.revokeAuthorization()
+        #expect(center.authorizationStatus == .denied)
+    }
+
+    @Test func aChildNeedsAGuardian() async {
+        let alone = AuthorizationCenter(connection: InProcessAuthorization())
+        await #expect(throws: FamilyControlsError.restricted) { try await alone.requestAuthorization(for: .child) }
+        #expect(alone.authorizationStatus == .notDetermined)
+
+        let declined = AuthorizationCenter(connection: InProcessAuthorization(guardianApproves: { false }))
+        await #expect(throws: FamilyControlsError.authorizationCanceled) {
+            try await declined.requestAuthorization(for: .child)
+        }
+        #expect(declined.authorizationStatus == .denied)
+
+        let approved = AuthorizationCenter(connection: InProcessAuthorization(guardianApproves: { true }))
+        await #expect(throws: Never.self) { try await approved.requestAuthorization(for: .child) }
+        #expect(approved.authorizationStatus == .approved)
+    }
+
+    @Test func appleSampleCodeCompiles() async {
+        // As Apple's documentation writes it.
+        do {
+            try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        } catch {
+            Issue.record("individual authorization failed: \(error)")
+        }
+        #expect(AuthorizationCenter.shared.authorizationStatus == .approved)
+    }
+}
