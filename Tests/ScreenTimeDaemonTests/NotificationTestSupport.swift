@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import Synchronization
+
+@testable import ScreenTimeDaemon
+
+/// A child process started with `posix_spawn(3)` (standard output to a file), with an empty signal mask: the test
+/// runner blocks signals that children must not inherit blocked. Foundation's `Process` is not used because it
+/// does not reap children reliably under that mask.
+struct TestChild {
+    let pid: pid_t
+
+    init(_ path: String, _ arguments: [String], standardOutput: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+        self.pid = pid
+    }
+
+    /// Waits for the child to exit; returns its wait status.
+    @discardableResult
+    func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    /// Kills and reaps the child.
+    func kill() {
+        Glibc.kill(pid, SIGKILL)
+        wait()
+    }
+}
+
+/// A private D-Bus session bus (`dbus-daemon --session --fork`), killed when the value is deinitialised.
+final class PrivateSessionBus {
+    let address: String
+    let pid: pid_t
+    private let directory: ScratchDirectory
+
+    init() throws {
+        directory = try ScratchDirectory()
+        let output = directory.path + "/dbus-daemon.out"
+        let starter = try TestChild(
+            "/usr/bin/dbus-daemon", ["--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
+            standardOutput: output)
+        starter.wait()
+        // The forked daemon writes both lines before the parent exits; wait a little in case the file lags.
+        let lines = eventually(timeout: .seconds(10)) { () -> [String]? in
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            let lines = text.split(separator: "\n").map(String.init)
+            return lines.count >= 2 ? lines : nil
+        }
+        guard let lines, let pid = pid_t(lines[1]) else { throw POSIXError(.EIO) }
+        address = lines[0]
+        self.pid = pid
+    }
+
+    deinit {
+        kill(pid, SIGKILL)
+    }
+}
+
+/// A notification server written with sd-bus on its own thread: owns `org.freedesktop.Notifications`, answers
+/// Notify, CloseNotification, GetCapabilities and GetServerInformation, records every call, and emits signals on
+/// demand.
+final class TestNotificationServer: Sendable {
+    struct Call: Hashable, Sendable {
+        var member: String
+        var arguments: [BusValue]
+    }
+
+    private final class CallLog: Sendable {
+        let calls = Mutex<[Call]>([])
+        let lastID = Mutex<UInt32>(41)
+    }
+
+    private let bus: Mutex<NotificationBus>
+    private let log: CallLog
+    private let wakeup: WakeupPipe
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Mutex<Bool>(false)
+    private let socket: Int32
+
+    init(address: String) throws {
+        let connection = try NotificationBus(address: address)
+        let log = CallLog()
+        try connection.addObject("/org/freedesktop/Notifications") { message in
+            guard message.interface == "org.freedesktop.Notifications", let member = message.member else { return false }
+            let arguments = message.readAll()
+            log.calls.withLock { $0.append(Call(member: member, arguments: arguments)) }
+            switch member {
+            case "Notify":
+                let id = log.lastID.withLock { value -> UInt32 in
+                    value += 1
+                    return value
+                }
+                return message.reply([.uint32(id)]) >= 0
+            case "CloseNotification":
+                return message.reply([]) >= 0
+            case "GetCapabilities":
+                return message.reply([.array(elementSignature: "s", [.string("actions"), .string("body")])]) >= 0
+            case "GetServerInformation":
+                return message.reply([.string("test-server"), .string("screentime"), .string("1.0"), .string("1.2")])
+                    >= 0
+            default:
+                return false
+            }
+        }
+        try connection.requestName("org.freedesktop.Notifications")
+        self.log = log
+        socket = connection.fileDescriptor
+        bus = Mutex(connection)
+        wakeup = try WakeupPipe()
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    /// Stops the thread and waits for it.
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        wakeup.signal()
+        while !finished.withLock({ $0 }) { usleep(1000) }
+    }
+
+    var calls: [Call] { log.calls.withLock { $0 } }
+
+    /// Emits `ActionInvoked(id, key)`.
+    func invokeAction(id: UInt32, key: String) throws {
+        try bus.withLock { bus throws(DaemonServiceError) in
+            try bus.emitSignal(
+                "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked",
+                [.uint32(id), .string(key)])
+        }
+    }
+
+    /// Emits `NotificationClosed(id, reason)`.
+    func closed(id: UInt32, reason: UInt32) throws {
+        try bus.withLock { bus throws(DaemonServiceError) in
+            try bus.emitSignal(
+                "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "NotificationClosed",
+                [.uint32(id), .uint32(reason)])
+        }
+    }
+
+    private func serve() {
+        defer { finished.withLock { $0 = true } }
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            guard bus.withLock({ $0.process() }) >= 0 else { return }
+            var entries = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
+            _ = poll(&entries, 2, 1000)
+            wakeup.drain()
+        }
+    }
+}
+
+/// Polls `body` until it returns a value or `timeout` passes.
+func eventually<T>(timeout: Duration = .seconds(10), _ body: () throws -> T?) rethrows -> T? {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if let value = try body() { return value }
+        usleep(10_000)
+    }
+    return nil
+}
