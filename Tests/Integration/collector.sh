@@ -30,7 +30,8 @@ inside() { "$SANDBOX" run "$NAME" -- "$@"; }
 TTY_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- \
     bash -c 'set -m; sleep 1000 & vim -n -u NONE -i NONE; wait')
 # sbuser2: an x11-typed session on seat0 whose own process is a game that renamed itself ("innocent").
-X11_SID=$("$SANDBOX" session "$NAME" --user sbuser2 --x11 -- \
+# A display number no X server here uses: the container shares the host's abstract X sockets.
+X11_SID=$("$SANDBOX" session "$NAME" --user sbuser2 --x11 --display :72 -- \
     env GAME_RENAME=innocent "$WORK/supertuxkart")
 # sbuser2's desktop starts a game in its own transient app scope, renamed too, with a forked child.
 inside runuser -u sbuser2 -- env XDG_RUNTIME_DIR=/run/user/2002 \
@@ -52,7 +53,7 @@ check "two sessions reported" J '[.sessions[] | select(.userName == "sbuser1" or
 check "tty session: user, type, tty" J --arg s "$TTY_SID" \
     '.sessions[] | select(.id == $s) | .userName == "sbuser1" and .user == 2001 and .type == "tty" and (.tty | startswith("pts/"))'
 check "x11 session: user, type, seat, display" J --arg s "$X11_SID" \
-    '.sessions[] | select(.id == $s) | .userName == "sbuser2" and .type == "x11" and .seat == "seat0" and .display == ":0"'
+    '.sessions[] | select(.id == $s) | .userName == "sbuser2" and .type == "x11" and .seat == "seat0" and .display == ":72"'
 check "both sessions active, not idle, not locked" J \
     '[.sessions[] | select(.active and (.idle | not) and (.locked | not) and .presence == "active")] | length == 2'
 check "tty session has its leader" J --arg s "$TTY_SID" '.sessions[] | select(.id == $s) | .leader > 1'

@@ -329,7 +329,7 @@ public final class Daemon {
             logger.error("could not write the enforcement state file", metadata: ["error": "\(error)"])
         }
         for entry in report.entries where entry.result == .done {
-            logger.info("enforced", metadata: ["action": "\(entry.action)"])
+            logger.debug("enforced", metadata: ["action": "\(entry.action)"])
         }
     }
 

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# End-to-end test of screentimed in a real logind session (systemd booted in a container by logind-sandbox.sh):
+# the daemon runs as a user service of sbuser1; a "game" runs in its own app scope and a second one in the session
+# without a scope; a policy limits both to 30 s a day-window with a 10 s warning. Asserts that both games stop
+# getting CPU when the limit is reached, that the user's SIGCONT does not resume them, that processes started after
+# the shield don't run, that kill -9 of the daemon and a restart keep the counters, that a broken policy edit is
+# refused while the old one stays in force, and that the end of the interval resumes the games.
+# Needs root, a debug build (`swift build`), gcc and jq.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/lib.sh"
+SANDBOX="$HERE/logind-sandbox.sh"
+NAME=stdaemon$$
+BIN=${SCREENTIME_BIN_DIR:-$ROOT/.build/debug}
+WORK=$ROOT/.build/integration-$NAME
+LIMIT=30
+WARNING=10
+[ -x "$BIN/screentimed" ] || { echo "missing $BIN/screentimed: run swift build first"; exit 2; }
+mkdir -p "$WORK"
+cleanup() {
+    "$SANDBOX" down "$NAME" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+gcc -O1 -o "$WORK/supertuxkart" "$HERE/fixtures/game.c"
+chmod 755 "$WORK" "$WORK/supertuxkart"
+"$SANDBOX" up "$NAME" --users 1 --bind "$ROOT" >/dev/null
+inside() { "$SANDBOX" run "$NAME" -- "$@"; }
+as_user() {
+    inside runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 \
+        DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus HOME=/home/sbuser1 "$@"
+}
+# The session's own program: starts game B (no scope of its own) and starts another one whenever asked.
+SPAWNER="GAME_MODE=busy $WORK/supertuxkart & while :; do if [ -e /tmp/spawn-game ]; then rm -f /tmp/spawn-game; \
+GAME_MODE=busy $WORK/supertuxkart & fi; sleep 0.1; done"
+# A display number no X server here uses: the container shares the host's abstract X sockets.
+SID=$("$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :71 -- bash -c "$SPAWNER")
+# Game A: started by the desktop in its own transient app scope.
+as_user GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-org.example.Game-4242.scope \
+    "$WORK/supertuxkart" >/dev/null 2>&1 &
+
+game_pids() {  # pids of games by where they live: scope | session
+    inside sh -c 'for p in $(pgrep -u sbuser1 -x supertuxkart); do printf "%s %s\n" "$p" "$(grep "^0::" /proc/$p/cgroup)"; done' |
+        case $1 in scope) grep 'app-gnome-org.example.Game' ;; session) grep "session-$SID.scope" ;; esac |
+        awk '{print $1}'
+}
+wait_for 10 sh -c "[ -n \"\$($(declare -f inside game_pids); SANDBOX=$SANDBOX NAME=$NAME SID=$SID; game_pids scope)\" ]" || true
+GAME_A=$(game_pids scope | head -1)
+GAME_B=$(game_pids session | head -1)
+check "game A runs in its app scope" test -n "$GAME_A"
+check "game B runs in the session without a scope" test -n "$GAME_B"
+cpu() { inside sh -c "cut -d' ' -f1 /proc/$1/schedstat" || echo gone; }
+# Whether a process gets no CPU over half a second (frozen tasks show as S: only CPU time tells).
+stopped() { local a b; a=$(cpu "$1"); sleep 0.5; b=$(cpu "$1"); [ "$a" != gone ] && [ "$a" = "$b" ]; }
+running() { ! stopped "$1"; }
+
+# The policy: both games, 30 s in a window that ends 80 s from now, 10 s warning, freeze.
+window_start=$(inside date -d "@$(( $(date +%s) - 60 ))" +%H:%M:%S)
+window_end=$(inside date -d "@$(( $(date +%s) + 80 ))" +%H:%M:%S)
+END_EPOCH=$(( $(date +%s) + 80 ))
+POLICY=/home/sbuser1/.config/screentime/policy.toml
+as_user mkdir -p /home/sbuser1/.config/screentime
+as_user sh -c "cat > $POLICY" <<POL
+# test policy
+[[limit]]
+name = "games"
+apps = ["org.example.Game", "supertuxkart"]
+daily = "${LIMIT}s"
+warning = "${WARNING}s"
+shield = "freeze"
+start = "$window_start"
+end = "$window_end"
+POL
+LOG=/home/sbuser1/screentimed.log
+start_daemon() {
+    as_user systemd-run --user --quiet --unit="screentimed-$1" -p Type=simple \
+        /bin/sh -c "exec $BIN/screentimed --log-level debug 2>>$LOG"
+}
+T0=$(date +%s.%N)
+start_daemon 1
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}'; }
+check "daemon runs as a user service" wait_for 5 as_user systemctl --user is-active --quiet screentimed-1
+
+# kill -9 halfway, restart: the counters come back from the ledger.
+sleep 12
+DAEMON_PID=$(as_user systemctl --user show -p MainPID --value screentimed-1)
+inside kill -9 "$DAEMON_PID"
+T_KILLED=$(date +%s.%N)
+start_daemon 2
+T_RESTARTED=$(date +%s.%N)
+check "restarted daemon runs" wait_for 5 as_user systemctl --user is-active --quiet screentimed-2
+STATUS=$(as_user "$BIN/screentime" status --json 2>/dev/null || echo '[]')
+check "status after the crash shows the use before it (>= 8 s)" \
+    jq -e '.[] | select(.name == "games") | .usedSeconds >= 8' <<<"$STATUS"
+
+# The shield: both games stop getting CPU at the limit.
+both_stopped() { stopped "$GAME_A" && stopped "$GAME_B"; }
+wait_for 40 both_stopped || true
+T_STOP=$(since "$T0")
+GAP=$(awk -v a="$T_KILLED" -v b="$T_RESTARTED" 'BEGIN{printf "%.2f", b-a}')
+echo "games stopped $T_STOP s after the daemon first started (limit ${LIMIT} s, restart gap $GAP s)"
+check "both games stop getting CPU at the limit (not before $LIMIT s, within 4 s after incl. restart gap)" \
+    awk -v t="$T_STOP" -v l="$LIMIT" -v g="$GAP" 'BEGIN{exit !(t >= l && t <= l + g + 4)}'
+check "the daemon logged the warning and the limit" inside sh -c "grep -q 'limit warning' $LOG && grep -q 'limit reached' $LOG"
+check "game A's scope is frozen (cgroup.freeze)" inside sh -c \
+    "grep -q 'frozen 1' /sys/fs/cgroup/user.slice/user-2001.slice/user@2001.service/app.slice/app-gnome-org.example.Game-4242.scope/cgroup.events"
+check "game B is stopped (state T)" inside sh -c "awk '{print \$3}' /proc/$GAME_B/stat | grep -q T"
+
+# The user's SIGCONT does not resume them.
+inside runuser -u sbuser1 -- kill -CONT "$GAME_A" "$GAME_B"
+sleep 1.5
+check "SIGCONT from the user does not resume the frozen game A" stopped "$GAME_A"
+check "SIGCONT from the user is undone for game B by the next tick" stopped "$GAME_B"
+
+# Processes started after the shield don't run: a new game in the session, a new process in game A's scope.
+as_user touch /tmp/spawn-game
+sleep 2
+NEW_B=$(game_pids session | grep -vx "$GAME_B" | head -1)
+check "a game started in the session after the shield is stopped" stopped "${NEW_B:-0}"
+SCOPE=/sys/fs/cgroup/user.slice/user-2001.slice/user@2001.service/app.slice/app-gnome-org.example.Game-4242.scope
+inside sh -c "runuser -u sbuser1 -- env GAME_MODE=busy $WORK/supertuxkart & echo \$! > /tmp/late; \
+    echo \$! > $SCOPE/cgroup.procs" 
+LATE=$(inside cat /tmp/late)
+check "a process joining game A's frozen scope does not run" stopped "$LATE"
+
+# A broken edit is refused; the old policy stays in force.
+as_user sh -c "printf '[[limit]]\nname = \"games\"\ndaily = \"1hh\"\n' >> $POLICY"
+sleep 3
+check "the broken policy is refused with its position" inside grep -q "policy refused" "$LOG"
+check "screentime policy check reports file:line:column" \
+    sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- env HOME=/home/sbuser1 $BIN/screentime policy check 2>&1 | grep -q 'policy.toml:12:9: bad duration'"
+check "the games stay stopped under the old policy" both_stopped
+
+# The end of the interval resumes them.
+REMAINING=$(( END_EPOCH - $(date +%s) ))
+[ $REMAINING -gt 0 ] && sleep "$REMAINING"
+both_running() { running "$GAME_A" && running "$GAME_B"; }
+check "the end of the interval resumes both games" wait_for 5 both_running
+
+as_user systemctl --user stop screentimed-2 || true
+check "a clean stop leaves nothing frozen" inside sh -c "grep -q 'frozen 0' $SCOPE/cgroup.events"
+inside sh -c "grep -E 'limit|shield|enforce|refused|policy' $LOG | tail -n 20" || true
+summary
