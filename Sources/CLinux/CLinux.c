@@ -7,6 +7,10 @@
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
 
@@ -39,4 +43,52 @@ pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv
         _exit(127);
     }
     return (pid_t)pid;
+}
+
+pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd,
+                           unsigned long long address_space_limit) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) < 0) return -errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int saved = errno;
+        close(report[0]);
+        close(report[1]);
+        return -saved;
+    }
+    if (pid == 0) {
+        /* Only async-signal-safe calls between fork and exec. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL);
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigprocmask(SIG_SETMASK, &empty, NULL);
+        setpgid(0, 0);
+        int null_fd = open("/dev/null", O_RDONLY);
+        if (null_fd >= 0 && null_fd != 0) { dup2(null_fd, 0); close(null_fd); }
+        if (dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0) goto failed;
+        if (address_space_limit != 0) {
+            struct rlimit limit = {address_space_limit, address_space_limit};
+            if (setrlimit(RLIMIT_AS, &limit) < 0) goto failed;
+        }
+        execve(path, argv, envp);
+    failed:;
+        int error = errno;
+        ssize_t ignored = write(report[1], &error, sizeof(error));
+        (void)ignored;
+        _exit(127);
+    }
+    close(report[1]);
+    int error = 0;
+    ssize_t got;
+    do { got = read(report[0], &error, sizeof(error)); } while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (got == (ssize_t)sizeof(error)) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        return -error;
+    }
+    return pid;
 }

@@ -39,4 +39,12 @@ int clinux_proc_events_open(int buffer_bytes);
 /* Reads pending events without blocking into `events` (room for `capacity`). Returns the count (0 when none is
    pending), or -1 with errno set; ENOBUFS means events were lost and the caller must rescan /proc. */
 int clinux_proc_events_read(int socket, struct clinux_process_event *events, int capacity);
+/* fork(2) + execve(2) for a supervised helper: the child gets its own process group (so that the whole group can be
+   signalled), default signal dispositions and an empty signal mask, /dev/null as standard input, `stdout_fd` and
+   `stderr_fd` as standard output and error, no other inherited descriptors beyond close-on-exec ones, and, when
+   `address_space_limit` is not 0, RLIMIT_AS set to it (soft and hard). Returns the child's pid, or -errno when the
+   fork or the execve failed (the execve's errno comes back through a close-on-exec pipe, and that child is reaped). */
+pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd,
+                           unsigned long long address_space_limit);
+
 #endif
