@@ -81,7 +81,9 @@ public enum DeviceActivityMonitorMain {
             }
             index += 1
         }
-        for (key, name) in [("callback", "SCREENTIME_CALLBACK"), ("activity", "SCREENTIME_ACTIVITY"), ("event", "SCREENTIME_EVENT")]
+        for (key, name) in [
+            ("callback", "SCREENTIME_CALLBACK"), ("activity", "SCREENTIME_ACTIVITY"), ("event", "SCREENTIME_EVENT"),
+        ]
         where values[key] == nil {
             values[key] = environment[name]
         }
@@ -96,7 +98,8 @@ public enum DeviceActivityMonitorMain {
         let event = values["event"].flatMap { $0.isEmpty ? nil : DeviceActivityEvent.Name(rawValue: $0) }
         if callback.takesEvent && event == nil { throw UsageError(message: "\(name) needs --event") }
         return Invocation(
-            callback: callback, activity: DeviceActivityName(rawValue: activity), event: callback.takesEvent ? event : nil)
+            callback: callback, activity: DeviceActivityName(rawValue: activity),
+            event: callback.takesEvent ? event : nil)
     }
 
     /// Calls the method `invocation` names on `monitor` (the subclass's override, or the default that does nothing).

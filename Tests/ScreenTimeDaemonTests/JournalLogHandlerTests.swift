@@ -113,11 +113,13 @@ struct JournalLogHandlerTests {
         let matching = "\(status.st_dev):\(status.st_ino)"
         #expect(LoggingSetup.destination(environment: ["JOURNAL_STREAM": matching], standardError: file) == .journal)
         #expect(
-            LoggingSetup.destination(environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino + 1)"],
+            LoggingSetup.destination(
+                environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino + 1)"],
                 standardError: file) == .standardError)
         #expect(LoggingSetup.destination(environment: [:], standardError: file) == .standardError)
         #expect(
-            LoggingSetup.destination(environment: ["JOURNAL_STREAM": matching], standardError: FileDescriptor(rawValue: -1))
+            LoggingSetup.destination(
+                environment: ["JOURNAL_STREAM": matching], standardError: FileDescriptor(rawValue: -1))
                 == .standardError)
         #expect(
             LoggingSetup.handler(label: "x", identifier: "screentimed", destination: .journal) is JournalLogHandler)

@@ -104,7 +104,9 @@ final class TestNotificationServer: Sendable {
         let connection = try NotificationBus(address: address)
         let log = CallLog()
         try connection.addObject("/org/freedesktop/Notifications") { message in
-            guard message.interface == "org.freedesktop.Notifications", let member = message.member else { return false }
+            guard message.interface == "org.freedesktop.Notifications", let member = message.member else {
+                return false
+            }
             let arguments = message.readAll()
             log.calls.withLock { $0.append(Call(member: member, arguments: arguments)) }
             switch member {

@@ -39,8 +39,9 @@ struct NotificationTests {
         try server.invokeAction(id: id.rawValue, key: "extra-time")
         let invoked = await events.next()
         #expect(invoked == .actionInvoked(id, actionKey: "extra-time"))
-        #expect(invoked.flatMap { if case .actionInvoked(_, let key) = $0 { key } else { nil } }
-            .flatMap(ShieldNotification.action(forKey:)) == .extraTime)
+        #expect(
+            invoked.flatMap { if case .actionInvoked(_, let key) = $0 { key } else { nil } }
+                .flatMap(ShieldNotification.action(forKey:)) == .extraTime)
 
         try notifier.close(id)
         #expect(server.calls.last == .init(member: "CloseNotification", arguments: [.uint32(id.rawValue)]))

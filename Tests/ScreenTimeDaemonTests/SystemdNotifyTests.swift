@@ -33,7 +33,8 @@ struct SystemdNotifyTests {
         let lines = datagram.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first == "RELOADING=1")
-        let stamp = try #require(lines.last.flatMap { $0.hasPrefix("MONOTONIC_USEC=") ? UInt64($0.dropFirst(15)) : nil })
+        let stamp = try #require(
+            lines.last.flatMap { $0.hasPrefix("MONOTONIC_USEC=") ? UInt64($0.dropFirst(15)) : nil })
         #expect(before <= stamp && stamp <= after)
     }
 
@@ -80,7 +81,8 @@ struct SystemdNotifyTests {
         let listener = try NotifySocketListener()
         let logger = Logger(label: "test.watchdog")
         let service = WatchdogService(interval: .milliseconds(100), logger: logger)
-        let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        let group = ServiceGroup(
+            services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             for _ in 0..<3 { #expect(listener.receive() == "WATCHDOG=1") }

@@ -65,7 +65,8 @@ struct ExtensionSupervision: Sendable {
             let wait = max(Duration.zero, clock.now.duration(to: until))
             // Without a pidfd, look at the child at least every 100 ms.
             let cap: Duration = pidfd >= 0 ? wait : min(wait, .milliseconds(100))
-            let milliseconds = Int32(clamping: cap.components.seconds * 1000 + cap.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: cap.components.seconds * 1000 + cap.components.attoseconds / 1_000_000_000_000_000 + 1)
             _ = poll(&entries, nfds_t(entries.count), milliseconds)
             for (index, entry) in entries.prefix(open.count).enumerated().reversed()
             where entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
@@ -113,7 +114,8 @@ struct ExtensionSupervision: Sendable {
             output = try Self.pipe()
             errors = try Self.pipe()
         } catch {
-            return .failure(DaemonServiceError(.extensionStartFailed, "cannot create pipes for \(executable)", errno: error))
+            return .failure(
+                DaemonServiceError(.extensionStartFailed, "cannot create pipes for \(executable)", errno: error))
         }
         defer {
             try? output.1.close()
@@ -138,7 +140,8 @@ struct ExtensionSupervision: Sendable {
             try? errors.0.close()
             return .failure(
                 DaemonServiceError(
-                    .extensionStartFailed, "cannot run the monitor extension \(executable)", errno: Errno(rawValue: -pid)))
+                    .extensionStartFailed, "cannot run the monitor extension \(executable)",
+                    errno: Errno(rawValue: -pid)))
         }
         return .success((pid, output.0, errors.0))
     }

@@ -39,7 +39,9 @@ public struct DesktopNotification: Hashable, Sendable {
             case .serverDefault: -1
             case .never: 0
             case .after(let duration):
-                Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+                Int32(
+                    clamping: duration.components.seconds * 1000 + duration.components.attoseconds
+                        / 1_000_000_000_000_000)
             }
         }
     }

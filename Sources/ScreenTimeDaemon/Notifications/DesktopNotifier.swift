@@ -113,7 +113,8 @@ public final class DesktopNotifier: Service, Sendable {
             guard values.count == 4 else {
                 throw DaemonServiceError(.notificationFailed, "GetServerInformation returned \(values.count) strings")
             }
-            return ServerInformation(name: values[0], vendor: values[1], version: values[2], specificationVersion: values[3])
+            return ServerInformation(
+                name: values[0], vendor: values[1], version: values[2], specificationVersion: values[3])
         }
     }
 
@@ -123,7 +124,8 @@ public final class DesktopNotifier: Service, Sendable {
         try connection.withLock { (connection) throws(DaemonServiceError) -> [NotificationEvent] in
             let result = connection.bus.process()
             guard result >= 0 else {
-                throw DaemonServiceError(.busUnavailable, "lost the session bus at \(address)", errno: .init(negatedResult: result))
+                throw DaemonServiceError(
+                    .busUnavailable, "lost the session bus at \(address)", errno: .init(negatedResult: result))
             }
             defer { connection.tracker.pending.removeAll() }
             return connection.tracker.pending
@@ -158,9 +160,13 @@ public final class DesktopNotifier: Service, Sendable {
             } catch {
                 return error
             }
-            var entries = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0)]
+            var entries = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             if poll(&entries, 2, -1) < 0 && errno != EINTR {
-                return DaemonServiceError(.busUnavailable, "cannot wait on the session bus", errno: .init(rawValue: errno))
+                return DaemonServiceError(
+                    .busUnavailable, "cannot wait on the session bus", errno: .init(rawValue: errno))
             }
             wakeup.drain()
         }
@@ -184,10 +190,12 @@ public final class DesktopNotifier: Service, Sendable {
                         + "start the desktop's notification daemon (or dunst, mako)", errno: failure.errno)
             case "":
                 throw DaemonServiceError(
-                    .busUnavailable, "\(Self.interface).\(member) on \(address) failed: \(failure.text)", errno: failure.errno)
+                    .busUnavailable, "\(Self.interface).\(member) on \(address) failed: \(failure.text)",
+                    errno: failure.errno)
             default:
                 throw DaemonServiceError(
-                    .notificationFailed, "the notification server answered \(member) with \(failure.name): \(failure.text)",
+                    .notificationFailed,
+                    "the notification server answered \(member) with \(failure.name): \(failure.text)",
                     errno: failure.errno)
             }
         }
@@ -220,7 +228,9 @@ private final class SignalTracker {
             }
         case "NotificationClosed":
             shown.remove(id)
-            pending.append(.closed(NotificationID(rawValue: id), reason: .init(code: arguments.dropFirst().first?.uint32Value ?? 0)))
+            pending.append(
+                .closed(
+                    NotificationID(rawValue: id), reason: .init(code: arguments.dropFirst().first?.uint32Value ?? 0)))
         default:
             break
         }

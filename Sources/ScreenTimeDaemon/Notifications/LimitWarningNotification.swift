@@ -20,7 +20,8 @@ public struct LimitWarningNotification: Hashable, Sendable {
     /// `"5 minutes left for Games"`, `"1 minute left for …"`, `"30 seconds left for …"`: whole minutes when the
     /// time left is at least a minute (rounded to the nearest), seconds below that.
     public var summary: String {
-        let seconds = max(0, remaining.components.seconds + (remaining.components.attoseconds >= 500_000_000_000_000_000 ? 1 : 0))
+        let seconds = max(
+            0, remaining.components.seconds + (remaining.components.attoseconds >= 500_000_000_000_000_000 ? 1 : 0))
         if seconds < 60 { return "\(seconds) \(seconds == 1 ? "second" : "seconds") left for \(subject)" }
         let minutes = (seconds + 30) / 60
         return "\(minutes) \(minutes == 1 ? "minute" : "minutes") left for \(subject)"

@@ -29,7 +29,8 @@ final class NotificationBus {
         var created: OpaquePointer?
         var result = sd_bus_new(&created)
         guard result >= 0, let created else {
-            throw DaemonServiceError(.busUnavailable, "cannot create a D-Bus connection", errno: Errno(negatedResult: result))
+            throw DaemonServiceError(
+                .busUnavailable, "cannot create a D-Bus connection", errno: Errno(negatedResult: result))
         }
         result = sd_bus_set_address(created, address)
         if result >= 0 { result = sd_bus_set_bus_client(created, 1) }
@@ -89,7 +90,8 @@ final class NotificationBus {
         let message = BusMessageHandle(taking: created)
         result = message.append(arguments)
         guard result >= 0 else {
-            return .failure(CallFailure(name: "", text: "cannot build the arguments", errno: Errno(negatedResult: result)))
+            return .failure(
+                CallFailure(name: "", text: "cannot build the arguments", errno: Errno(negatedResult: result)))
         }
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
@@ -115,7 +117,8 @@ final class NotificationBus {
         let result = csd_bus_add_match(bus, &slot, rule, NotificationBus.dispatch, box.toOpaque())
         guard result >= 0, let slot else {
             box.release()
-            throw DaemonServiceError(.busUnavailable, "cannot subscribe to \(rule)", errno: Errno(negatedResult: result))
+            throw DaemonServiceError(
+                .busUnavailable, "cannot subscribe to \(rule)", errno: Errno(negatedResult: result))
         }
         slots.append(slot)
         handlers.append(box)
@@ -161,7 +164,8 @@ final class NotificationBus {
             if result >= 0 { result = sd_bus_send(bus, message.pointer, nil) }
         }
         guard result >= 0 else {
-            throw DaemonServiceError(.busUnavailable, "cannot emit \(interface).\(member)", errno: Errno(negatedResult: result))
+            throw DaemonServiceError(
+                .busUnavailable, "cannot emit \(interface).\(member)", errno: Errno(negatedResult: result))
         }
     }
 

@@ -22,7 +22,8 @@ public struct ShieldNotification: Hashable, Sendable {
     public var secondary: String?
 
     /// Creates the notification for a shield.
-    public init(appName: String, message: String, primary: String = "Close App", secondary: String? = "15 more minutes") {
+    public init(appName: String, message: String, primary: String = "Close App", secondary: String? = "15 more minutes")
+    {
         self.appName = appName
         self.message = message
         self.primary = primary
