@@ -2,10 +2,10 @@
 ///
 /// Memory is limited with `RLIMIT_AS` (address space), because it works unprivileged, without systemd and on
 /// cgroup v1 and v2 hosts alike. Address space is not resident memory: a Swift program reserves far more than it
-/// touches (thread stacks, malloc arenas, the runtime's mappings; a Foundation "hello" reserves about 150–250 MiB on
-/// x86-64), so the default is 512 MiB, not Apple's 6 MiB of resident memory. Going over it makes allocations
-/// fail inside the extension (Swift traps, Python raises `MemoryError`), which the runner reports as
-/// `ExtensionOutcome.exceededMemoryLimit`.
+/// touches (measured on x86-64: a Foundation program that ran one task had VmSize 68 MiB for 16 MiB resident, and
+/// every further thread can add 8 MiB of stack and a 64 MiB malloc arena), so the default is 512 MiB, not Apple's
+/// 6 MiB of resident memory. Going over it makes allocations fail inside the extension (Swift traps, Python raises
+/// `MemoryError`), which the runner reports as `ExtensionOutcome.exceededMemoryLimit`.
 public struct ExtensionLimits: Hashable, Sendable {
     /// The longest an extension may run before it is sent `SIGTERM`.
     public var timeLimit: Duration
