@@ -98,7 +98,8 @@ let package = Package(
         .testTarget(name: "LinuxActivityTests", dependencies: ["LinuxActivity"], swiftSettings: strict),
         .testTarget(name: "EnforcementTests", dependencies: ["Enforcement"], swiftSettings: strict),
         .testTarget(name: "UsageStoreTests", dependencies: ["UsageStore"], swiftSettings: strict),
-        .testTarget(name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon"], swiftSettings: strict),
+        .testTarget(
+            name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon", "DeviceActivity"], swiftSettings: strict),
     ]
 )
 

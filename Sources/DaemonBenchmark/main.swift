@@ -1,1 +1,137 @@
-print("daemon benchmark: not written yet")
+// Daemon benchmark (root): the daemon in this process, as `screentimed --system` would run, with 1,000 extra
+// processes and a policy of 20 limits. A busy "game" runs as user nobody on a pseudo-terminal (its own session to
+// the collector); one limit gives it 3 s. Prints:
+//   daemon.shield_latency_ms  from the instant its use reaches the limit to the game stopped (state T)
+//   daemon.cpu_percent        CPU of the whole daemon over 60 s of 1-second sampling after the shield, % of one core
+//   daemon.rss_mib            resident memory at the end
+import Foundation
+import Glibc
+import Logging
+import ScreenTimeDaemon
+import ScreenTimeEngine
+import ScreenTimeModel
+import ServiceLifecycle
+
+func monotonic() -> Duration {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+}
+
+func cpuTime() -> Duration {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return .seconds(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + .microseconds(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
+}
+
+func residentMiB() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (line.split(separator: " ").compactMap { Double($0) }.first ?? -1) / 1024
+}
+
+func spawn(_ argv: [String]) -> pid_t {
+    var pid: pid_t = 0
+    var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for pointer in arguments { free(pointer) } }
+    precondition(posix_spawn(&pid, argv[0], nil, nil, &arguments, environ) == 0, "cannot start \(argv[0])")
+    return pid
+}
+
+func state(of pid: pid_t) -> Character? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return nil }
+    return text[text.index(close, offsetBy: 2)]
+}
+
+guard getuid() == 0 else {
+    print("daemon benchmark: needs root (a game run as nobody, signals); skipped")
+    exit(0)
+}
+let seconds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 60
+let directory = "/tmp/screentime-bench-\(getpid())"
+try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+try "while :; do :; done\n".write(toFile: directory + "/benchgame.sh", atomically: true, encoding: .utf8)
+chmod(directory, 0o755)
+chmod(directory + "/benchgame.sh", 0o755)
+var policy = "[[limit]]\nname = \"game\"\napps = [\"benchgame.sh\"]\ndaily = \"3s\"\nshield = \"freeze\"\n"
+for index in 2...20 { policy += "\n[[limit]]\nname = \"limit\(index)\"\napps = [\"app\(index)\"]\ndaily = \"1h\"\n" }
+try policy.write(toFile: directory + "/policy.toml", atomically: true, encoding: .utf8)
+
+var children: [pid_t] = []
+for _ in 0..<1000 { children.append(spawn(["/bin/sleep", "600"])) }
+// The game: nobody's shell script on a terminal of its own, so the collector sees a session with it in front.
+let game = spawn([
+    "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/script", "-qfc",
+    "exec /bin/sh \(directory)/benchgame.sh", "/dev/null",
+])
+children.append(game)
+defer {
+    for pid in children { kill(pid, SIGKILL) }
+    for pid in children { var status: Int32 = 0; waitpid(pid, &status, 0) }
+    try? FileManager.default.removeItem(atPath: directory)
+}
+
+var settings = DaemonSettings.defaults(system: true)
+settings.policyPath = directory + "/policy.toml"
+settings.databasePath = directory + "/usage.sqlite"
+settings.enforcementStatePath = directory + "/enforcement.json"
+settings.tokenKeyPath = directory + "/token.key"
+settings.users = nil
+var logger = Logger(label: "screentimed")
+logger.logLevel = ProcessInfo.processInfo.environment["BENCH_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+let daemon = try Daemon(settings: settings, notifier: nil, logger: logger)
+let service = DaemonService(daemon: daemon, logger: logger)
+let group = ServiceGroup(services: [service], logger: logger)
+let running = Task.detached { try await group.run() }
+
+// The game's shell: the script exec'd by script(1)'s child.
+var scriptShell: pid_t?
+let found = monotonic()
+while scriptShell == nil, monotonic() - found < .seconds(5) {
+    usleep(10_000)
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+        guard let pid = pid_t(entry), let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
+        else { continue }
+        if command.contains("benchgame.sh"), !command.contains("script") { scriptShell = pid }
+    }
+}
+guard let scriptShell else { fatalError("the game did not start") }
+children.append(scriptShell)
+
+var stoppedAt: Duration?
+let waitStart = monotonic()
+while stoppedAt == nil, monotonic() - waitStart < .seconds(20) {
+    if state(of: scriptShell) == "T" { stoppedAt = monotonic() }
+    usleep(500)
+}
+let reached = daemon.lastLimitReached
+if ProcessInfo.processInfo.environment["BENCH_LOG"] != nil {
+    print("game shell \(scriptShell), stopped at \(String(describing: stoppedAt)), limit reached at \(String(describing: reached))")
+}
+let latency = stoppedAt.flatMap { stopped in reached.map { stopped - .nanoseconds($0.nanoseconds) } }
+
+if ProcessInfo.processInfo.environment["BENCH_LOG"] != nil {
+    let before = cpuTime()
+    var size = 0
+    for _ in 0..<20 { size = (try? JSONEncoder().encode(daemon.engine.snapshot()))?.count ?? -1 }
+    print("snapshot \(size) bytes, encode \(milliseconds(cpuTime() - before) / 20) ms")
+}
+let cpuStart = cpuTime()
+let wallStart = monotonic()
+try await Task.sleep(for: .seconds(seconds))
+let cpu = cpuTime() - cpuStart
+let wall = monotonic() - wallStart
+let rss = residentMiB()
+await group.triggerGracefulShutdown()
+_ = try? await running.value
+
+print("daemon.shield_latency_ms \(latency.map { String(format: "%.2f", milliseconds($0)) } ?? "nan") ms")
+print("daemon.cpu_percent \(String(format: "%.4f", milliseconds(cpu) / milliseconds(wall) * 100)) %")
+print("daemon.rss_mib \(String(format: "%.2f", rss)) MiB")

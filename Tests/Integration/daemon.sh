@@ -75,14 +75,19 @@ start = "$window_start"
 end = "$window_end"
 POL
 LOG=/home/sbuser1/screentimed.log
+# Capture notifications as they cross the user's session bus.
+as_user sh -c "dbus-monitor --address unix:path=/run/user/2001/bus \"interface='org.freedesktop.Notifications'\" \
+    > /home/sbuser1/notifications.log 2>&1 & echo \$! > /home/sbuser1/monitor.pid"
 start_daemon() {
-    as_user systemd-run --user --quiet --unit="screentimed-$1" -p Type=simple \
+    as_user systemd-run --user --quiet --unit="screentimed-$1" -p Type=notify -p WatchdogSec=10 \
         /bin/sh -c "exec $BIN/screentimed --log-level debug 2>>$LOG"
 }
 T0=$(date +%s.%N)
 start_daemon 1
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}'; }
-check "daemon runs as a user service" wait_for 5 as_user systemctl --user is-active --quiet screentimed-1
+check "daemon runs as a Type=notify user service (READY=1 sent)" wait_for 5 as_user systemctl --user is-active --quiet screentimed-1
+check "daemon reports its status to systemd" wait_for 5 sh -c \
+    "$SANDBOX run $NAME -- runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 systemctl --user show -p StatusText --value screentimed-1 | grep -q '1 limits'"
 
 # kill -9 halfway, restart: the counters come back from the ledger.
 sleep 12
@@ -107,6 +112,9 @@ check "both games stop getting CPU at the limit (not before $LIMIT s, within 4 s
 check "the daemon logged the warning and the limit" inside sh -c "grep -q 'limit warning' $LOG && grep -q 'limit reached' $LOG"
 check "game A's scope is frozen (cgroup.freeze)" inside sh -c \
     "grep -q 'frozen 1' /sys/fs/cgroup/user.slice/user-2001.slice/user@2001.service/app.slice/app-gnome-org.example.Game-4242.scope/cgroup.events"
+check "the warning crossed the session bus as a Notify call" inside grep -q '10 s left for games' /home/sbuser1/notifications.log
+check "the shield crossed the session bus with its buttons" inside sh -c \
+    "grep -q 'Time limit reached: games' /home/sbuser1/notifications.log && grep -q 'Close App' /home/sbuser1/notifications.log"
 check "game B is stopped (state T)" inside sh -c "awk '{print \$3}' /proc/$GAME_B/stat | grep -q T"
 
 # The user's SIGCONT does not resume them.
@@ -141,6 +149,7 @@ both_running() { running "$GAME_A" && running "$GAME_B"; }
 check "the end of the interval resumes both games" wait_for 5 both_running
 
 as_user systemctl --user stop screentimed-2 || true
+inside sh -c 'kill $(cat /home/sbuser1/monitor.pid)' || true
 check "a clean stop leaves nothing frozen" inside sh -c "grep -q 'frozen 0' $SCOPE/cgroup.events"
 inside sh -c "grep -E 'limit|shield|enforce|refused|policy' $LOG | tail -n 20" || true
 summary

@@ -35,6 +35,10 @@ public final class Daemon {
     private var lastTimeZone = TimeZone.current.identifier
     /// The engine's requested wake-up, if any: the loop sleeps no longer than that.
     public private(set) var wakeUp: MonotonicInstant?
+    /// How many users have a shield in force.
+    public var shieldedUsers: Int { shields.count }
+    /// When the last limit was reached (the instant of the engine's event), for measuring shield latency.
+    public private(set) var lastLimitReached: MonotonicInstant?
 
     /// Opens everything; nothing runs until `start(at:)`. Throws when the policy, the database or the token key can't
     /// be used (the error says which and how to fix it).
@@ -235,6 +239,7 @@ public final class Daemon {
             case .eventDidReachThreshold(_, let activity, let user):
                 guard let limit = plan.limit(for: activity) else { break }
                 logger.notice("limit reached, shielding", metadata: ["limit": "\(limit.name)", "user": "\(user)"])
+                lastLimitReached = now.monotonic
                 queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
                 let extra = plan.shieldText.extraTime.flatMap { extra -> String? in
                     (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay

@@ -8,24 +8,32 @@ import Synchronization
 import UnixSignals
 
 /// `screentimed`'s main loop as a service: a tick every second (and at the engine's wake-ups), a policy reload on
-/// `SIGHUP` or when the file changes, and a clean stop that writes everything and releases every shield.
+/// `SIGHUP` or when the file changes, and a clean stop that writes everything and releases every shield. Tells
+/// systemd when it is ready, its status, and feeds the watchdog from the loop.
 public final class DaemonService: Service, @unchecked Sendable {
     // @unchecked: `daemon` is used only inside `run()`, by one task; `reloadRequested` is atomic.
     private let daemon: Daemon
     private let logger: Logger
-    private let onTick: @Sendable (String) -> Void
+    private let systemd: SystemdNotifier
     private let reloadRequested = Atomic<Bool>(false)
 
-    /// - Parameter onTick: called after each tick with a one-line status (for `sd_notify STATUS=`).
-    public init(daemon: Daemon, logger: Logger, onTick: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// - Parameter systemd: tells the service manager when the daemon is ready, reloading or stopping, and its status.
+    public init(daemon: Daemon, logger: Logger, systemd: SystemdNotifier = SystemdNotifier()) {
         self.daemon = daemon
         self.logger = logger
-        self.onTick = onTick
+        self.systemd = systemd
     }
 
     public func run() async throws {
         try daemon.start(at: Clocks.now())
-        defer { daemon.stop(at: Clocks.now()) }
+        _ = try? systemd.ready()
+        defer {
+            _ = try? systemd.stopping()
+            daemon.stop(at: Clocks.now())
+        }
+        var lastStatus = ""
+        // The watchdog is fed by the loop itself, so a loop that hangs is restarted.
+        let feedsWatchdog = systemd.watchdogInterval() != nil
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { [self] in
@@ -36,12 +44,19 @@ public final class DaemonService: Service, @unchecked Sendable {
                 let now = Clocks.now()
                 if reloadRequested.exchange(false, ordering: .relaxed) {
                     logger.info("SIGHUP: reloading the policy")
+                    _ = try? systemd.reloading()
                     daemon.reload(at: now)
+                    _ = try? systemd.ready()
                 }
                 let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
                 if monotonic >= nextTick {
                     daemon.tick(at: now)
-                    onTick(status())
+                    let status = status()
+                    if feedsWatchdog { _ = try? systemd.watchdog() }
+                    if status != lastStatus {
+                        _ = try? systemd.status(status)
+                        lastStatus = status
+                    }
                     nextTick = nextTick + daemon.settings.tickInterval
                     // After a stall or suspend, start again from now rather than catching up tick by tick.
                     if nextTick < monotonic { nextTick = monotonic + daemon.settings.tickInterval }
@@ -59,9 +74,8 @@ public final class DaemonService: Service, @unchecked Sendable {
     }
 
     private func status() -> String {
-        let limits = daemon.plan.limits.count
-        let shielded = daemon.engine.activities.count
-        return "\(limits) limits, \(shielded) activities monitored"
+        "\(daemon.plan.limits.count) limits, \(daemon.plan.downtimeShields.count) downtimes, "
+            + "\(daemon.shieldedUsers) users shielded"
     }
 }
 

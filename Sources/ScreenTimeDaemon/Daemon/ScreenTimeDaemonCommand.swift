@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import Logging
 import ScreenTimeModel
 import ServiceLifecycle
@@ -40,9 +41,8 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        var logger = Logger(label: "screentimed")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSetup.bootstrap(identifier: "screentimed", level: Logger.Level(rawValue: logLevel) ?? .info)
+        let logger = Logger(label: "screentimed")
         var settings = DaemonSettings.defaults(system: system)
         if let policy { settings.policyPath = policy }
         if let database { settings.databasePath = database }
@@ -51,7 +51,9 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
         settings.idleTimeout = .seconds(idleTimeout)
         let daemon: Daemon
         do {
-            daemon = try Daemon(settings: settings, notifier: nil, logger: logger)
+            // Guardian mode shows nothing itself: a per-user agent in each session relays shields.
+            let notifier = system ? nil : SessionBusNotifier(user: UserID(getuid()), logger: logger)
+            daemon = try Daemon(settings: settings, notifier: notifier, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
