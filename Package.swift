@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "EnforcementTests", dependencies: ["Enforcement"], swiftSettings: strict),
         .testTarget(name: "UsageStoreTests", dependencies: ["UsageStore"], swiftSettings: strict),
         .testTarget(
-            name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon", "DeviceActivity"], swiftSettings: strict),
+            name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon", "DeviceActivity", "UsageStore", "Enforcement"], swiftSettings: strict),
     ]
 )
 

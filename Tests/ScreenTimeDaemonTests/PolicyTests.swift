@@ -56,10 +56,24 @@ import Testing
 
     @Test func theCommentedExampleParses() throws {
         let policy = try Policy.parse(Policy.commentedExample, file: "example")
-        #expect(policy.limits.map(\.name) == ["games", "video"])
+        #expect(policy.limits.map(\.name) == ["games", "video", "school-social"])
         #expect(policy.limits[1].shield == .terminate(grace: .seconds(30)))
+        #expect(policy.limits[0].window == nil)
+        #expect(policy.limits[2].window?.start == Policy.TimeOfDay(hour: 8, minute: 0))
+        #expect(policy.limits[2].window?.end == Policy.TimeOfDay(hour: 15, minute: 0))
         #expect(policy.downtimes.map(\.name) == ["bedtime"])
         #expect(policy.shield.extraTimesPerDay == 2)
+    }
+
+    @Test func limitWindowsTakeSecondsAndRefuseEmptySpans() throws {
+        let policy = try Policy.parse("[[limit]]\nname = \"x\"\ndaily = \"1m\"\nstart = \"10:00:30\"\nend = \"10:05\"\n")
+        #expect(policy.limits[0].window?.start == Policy.TimeOfDay(hour: 10, minute: 0, second: 30))
+        #expect(throws: PolicyError.self) {
+            try Policy.parse("[[limit]]\nname = \"x\"\ndaily = \"1m\"\nstart = \"10:00\"\nend = \"10:00\"\n")
+        }
+        #expect(throws: PolicyError.self) {
+            try Policy.parse("[[limit]]\nname = \"x\"\ndaily = \"1m\"\nstart = \"10:00\"\n")
+        }
     }
 
     @Test func terminateDefaultsToATenSecondGracePeriod() throws {

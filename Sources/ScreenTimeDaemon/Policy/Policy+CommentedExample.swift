@@ -28,6 +28,15 @@ extension Policy {
         shield = "terminate"
         grace = "30s"
 
+        # A per-schedule limit: counts only between `start` and `end` each day
+        # (HH:MM or HH:MM:SS), and resets at `start`.
+        [[limit]]
+        name = "school-social"
+        categories = ["social"]
+        daily = "20m"
+        start = "08:00"
+        end = "15:00"
+
         # A daily span in which only allowed apps may be used. An end before the start means the next morning.
         [[downtime]]
         name = "bedtime"
