@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -92,3 +93,5 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
     }
     return pid;
 }
+
+int clinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }

@@ -11,6 +11,7 @@ wait_for() {  # wait_for SECONDS COMMAND... : polls every 0.1 s
     until "$@" >/dev/null 2>&1; do
         sleep 0.1; i=$((i + 1)); [ $i -ge $((limit * 10)) ] && return 1
     done
+    return 0
 }
 summary() {  # prints the closing line and returns non-zero when anything failed
     echo "$PASSED passed, $FAILED failed"

@@ -47,7 +47,7 @@ struct FocusTestXServer {
                 "/usr/bin/openbox", ["--sm-disable"],
                 environment: environment.merging(
                     ["HOME": directory]) { own, _ in own })
-            let managed = FocusTestEnvironment.waitUntil(timeout: .seconds(20)) {
+            let managed = FocusTestEnvironment.waitUntil(timeout: .seconds(60)) {
                 (try? processes.run("/usr/bin/xprop", ["-root", "_NET_SUPPORTED"], environment: environment))?
                     .output.contains("_NET_ACTIVE_WINDOW") == true
             }
@@ -62,7 +62,7 @@ struct FocusTestXServer {
     ) throws -> (process: FocusTestChild, window: String) {
         let process = try processes.start(executable, arguments, environment: environment)
         var window = ""
-        let found = FocusTestEnvironment.waitUntil(timeout: .seconds(20)) {
+        let found = FocusTestEnvironment.waitUntil(timeout: .seconds(60)) {
             let search = try? processes.run(
                 "/usr/bin/xdotool", ["search", "--onlyvisible", "--class", windowClass], environment: environment)
             window = search?.output.split(separator: "\n").first.map(String.init) ?? ""

@@ -24,7 +24,7 @@ import Testing
         Case(
             name: "unknown key in a limit", text: limit + "daily = \"1h\"\ndayly = \"2h\"\n", line: 4, column: 1,
             message: "unknown key `dayly` in [[limit]]; expected one of: "
-                + "name, apps, categories, daily, warning, shield, grace"),
+                + "name, apps, categories, daily, warning, shield, grace, start, end"),
         Case(
             name: "wrong type", text: limit + "daily = 90\n", line: 3, column: 9,
             message: "`daily` must be a duration string like \"20m\" or \"1h30m\", not an integer"),
@@ -62,7 +62,7 @@ import Testing
             message: "unknown shield \"block\"; expected \"freeze\" or \"terminate\""),
         Case(
             name: "bad time", text: "[[downtime]]\nname = \"a\"\nstart = \"25:00\"\nend = \"07:00\"\n", line: 3,
-            column: 9, message: "bad time \"25:00\"; write 24-hour HH:MM, e.g. \"07:00\""),
+            column: 9, message: "bad time \"25:00\"; write 24-hour HH:MM (or HH:MM:SS), e.g. \"07:00\""),
         Case(
             name: "app with a path", text: "always_allowed = [\"/usr/bin/foo\"]\n", line: 1, column: 19,
             message: "\"/usr/bin/foo\" is not an app name; use a desktop-entry id (org.gnome.Calculator) or an "

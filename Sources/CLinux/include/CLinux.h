@@ -47,4 +47,7 @@ int clinux_proc_events_read(int socket, struct clinux_process_event *events, int
 pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd,
                            unsigned long long address_space_limit);
 
+
+/* Names the calling thread (prctl(2) PR_SET_NAME; the kernel keeps 15 bytes). Returns 0 or -1 with errno set. */
+int clinux_set_thread_name(const char *name);
 #endif

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeModel
 
 /// What the collector knows of a logind session, enough to pick and open its focus source.

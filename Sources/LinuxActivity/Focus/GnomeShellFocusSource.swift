@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
 
@@ -82,12 +82,10 @@ public final class GnomeShellFocusSource: FocusSource {
             // The extension was disabled or GNOME Shell restarted: the collector reopens the source later.
             self?.state.withLock { $0.connected = false }
         }
-        let thread = Thread { [self] in
+        FocusThread.start(name: "screentime-gnome-focus") { [self] in
             runEventLoop()
             finished.signal()
         }
-        thread.name = "screentime-gnome-focus"
-        thread.start()
     }
 
     /// The latest focused window and idle time; nil once the bus, the shell or the extension is gone.

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
 
@@ -99,12 +99,10 @@ public final class KWinFocusSource: FocusSource {
             [weak self] _ in
             self?.state.withLock { $0.connected = false }
         }
-        let thread = Thread { [self] in
+        FocusThread.start(name: "screentime-kwin-focus") { [self] in
             runEventLoop()
             finished.signal()
         }
-        thread.name = "screentime-kwin-focus"
-        thread.start()
     }
 
     /// The window KWin last reported and the idle time; nil once KWin or the bus is gone, or before the script

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ScreenTimeModel
 
 /// The environment a process started with, read from `/proc/PID/environ`.

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
 
@@ -55,12 +55,10 @@ public final class SwayFocusSource: FocusSource {
             $0.idleInhibited = tree.anyInhibitsIdle()
             $0.statistics.queries = 1
         }
-        let thread = Thread { [self] in
+        FocusThread.start(name: "screentime-sway-focus") { [self] in
             runEventLoop()
             finished.signal()
         }
-        thread.name = "screentime-sway-focus"
-        thread.start()
     }
 
     /// The latest focused view and whether a view inhibits idle; nil once sway is gone or the source closed.

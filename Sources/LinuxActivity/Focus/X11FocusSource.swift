@@ -1,6 +1,6 @@
 import CXCB
 import Dispatch
-import Foundation
+import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
 
@@ -62,12 +62,10 @@ public final class X11FocusSource: FocusSource {
             $0.statistics.queries = 1
             $0.threadStarted = true
         }
-        let thread = Thread { [self] in
+        FocusThread.start(name: "screentime-x11-focus") { [self] in
             runEventLoop()
             finished.signal()
         }
-        thread.name = "screentime-x11-focus"
-        thread.start()
     }
 
     /// The latest focused window and the current idle time; nil once the X connection is lost or closed.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An `MIT-MAGIC-COOKIE-1` credential for one X display, read from an Xauthority file.
 ///

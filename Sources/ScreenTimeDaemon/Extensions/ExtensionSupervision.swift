@@ -129,9 +129,10 @@ struct ExtensionSupervision: Sendable {
         }
         var pid: pid_t = -ETXTBSY
         // ETXTBSY: a file just written is "busy" while any process forked in the meantime (by another thread) still
-        // holds a descriptor to it, which lasts until that child's own execve; it passes within milliseconds.
-        for attempt in 0..<10 where pid == -ETXTBSY {
-            if attempt > 0 { usleep(20_000) }
+        // holds a descriptor to it, which lasts until that child's own execve: milliseconds normally, seconds on a
+        // machine whose cores are busy. Retry for up to about 3.5 s.
+        for attempt in 0..<40 where pid == -ETXTBSY {
+            if attempt > 0 { usleep(UInt32(min(20_000 * attempt, 100_000))) }
             pid = clinux_spawn_limited(
                 executable, argv, envp, output.1.rawValue, errors.1.rawValue, limits.addressSpaceBytes ?? 0)
         }
