@@ -4,10 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/opt/swift/usr/bin
-swift build -c release --static-swift-stdlib --scratch-path .build-release \
+swift build -c release --static-swift-stdlib -Xlinker --gc-sections --scratch-path .build-release \
     --product CollectorBenchmark >&2
-swift build -c release --static-swift-stdlib --scratch-path .build-release --product EngineBenchmark >&2
-swift build -c release --static-swift-stdlib --scratch-path .build-release --product DaemonBenchmark >&2
+swift build -c release --static-swift-stdlib -Xlinker --gc-sections --scratch-path .build-release --product EngineBenchmark >&2
+swift build -c release --static-swift-stdlib -Xlinker --gc-sections --scratch-path .build-release --product DaemonBenchmark >&2
 .build-release/release/CollectorBenchmark 1000 10
 .build-release/release/EngineBenchmark
 .build-release/release/DaemonBenchmark
