@@ -104,4 +104,17 @@ check "watching collector sees a new session" wait_for 5 bash -c \
 kill "$WATCH" 2>/dev/null || true
 wait "$WATCH" 2>/dev/null || true
 
+# The x11 session gets a real X server (Xvfb + openbox on its display) and a focused xterm: the collector now
+# follows the focused window instead of falling back.
+inside runuser -u sbuser2 -- Xvfb :72 -screen 0 1024x768x24 -nolisten tcp -ac >/dev/null 2>&1 &
+wait_for 10 inside runuser -u sbuser2 -- env DISPLAY=:72 xdpyinfo
+inside runuser -u sbuser2 -- env DISPLAY=:72 HOME=/home/sbuser2 openbox --sm-disable >/dev/null 2>&1 &
+wait_for 10 sh -c "$SANDBOX run $NAME -- runuser -u sbuser2 -- env DISPLAY=:72 xprop -root _NET_SUPPORTED | grep -q _NET_ACTIVE_WINDOW"
+inside runuser -u sbuser2 -- env DISPLAY=:72 xterm -class StCollectorTerm -e sleep 600 >/dev/null 2>&1 &
+xterm_in_front() { now_json | jq -e --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .focus == "window" and .focusSource == "x11" and .foreground.id == "debian-xterm"'; }
+check "x11 session follows the focused window: xterm in front, from x11" wait_for 20 xterm_in_front
+check "x11 session's idle time comes from the X screen saver" bash -c \
+    "$SANDBOX run $NAME -- $BIN now --json --token-key /root/st-token.key | jq -e --arg s '$X11_SID' '.sessions[] | select(.id == \$s) | .idleSource | contains(\"x11\")' >/dev/null"
+
 summary
