@@ -163,9 +163,16 @@ struct ReportCommand: AsyncParsableCommand {
         var totalSeconds: Int
         var applications: [Item]
         var categories: [Item]
+        struct Grant: Encodable {
+            var limit: String
+            var seconds: Int
+            var grantedAt: Date
+            var reason: String
+        }
         var pickups: Int
         var firstPickup: Date?
         var longestSessionSeconds: Int?
+        var extraTime: [Grant]
     }
 
     func run() async throws {
@@ -200,7 +207,10 @@ struct ReportCommand: AsyncParsableCommand {
             user: user.rawValue, from: start, to: now, totalSeconds: Int(report.totalDuration.components.seconds),
             applications: applications, categories: categories, pickups: report.pickups,
             firstPickup: report.firstPickup,
-            longestSessionSeconds: report.longestSession.map { Int($0.duration.components.seconds) })
+            longestSessionSeconds: report.longestSession.map { Int($0.duration.components.seconds) },
+            extraTime: try database.grants(for: user, from: start, to: now).map {
+                Output.Grant(limit: $0.target, seconds: Int($0.seconds), grantedAt: $0.grantedAt, reason: $0.reason)
+            })
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -213,5 +223,9 @@ struct ReportCommand: AsyncParsableCommand {
         for item in applications { print("  \(NowTable.format(.seconds(item.seconds)))  \(item.name) [\(item.id)]") }
         print("Categories:")
         for item in categories { print("  \(NowTable.format(.seconds(item.seconds)))  \(item.name)") }
+        if !output.extraTime.isEmpty {
+            print("Extra time granted:")
+            for grant in output.extraTime { print("  \(NowTable.format(.seconds(grant.seconds)))  \(grant.limit) (\(grant.reason))") }
+        }
     }
 }

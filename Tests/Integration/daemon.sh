@@ -26,7 +26,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 gcc -O1 -o "$WORK/supertuxkart" "$HERE/fixtures/game.c"
-chmod 755 "$WORK" "$WORK/supertuxkart"
+# A monitor extension: records each callback it is run for.
+printf '#!/bin/sh\necho "$*" >> /home/sbuser1/callbacks.log\n' > "$WORK/monitor.sh"
+chmod 755 "$WORK" "$WORK/supertuxkart" "$WORK/monitor.sh"
 "$SANDBOX" up "$NAME" --users 1 --bind "$ROOT" >/dev/null
 inside() { "$SANDBOX" run "$NAME" -- "$@"; }
 as_user() {
@@ -73,6 +75,7 @@ warning = "${WARNING}s"
 shield = "freeze"
 start = "$window_start"
 end = "$window_end"
+extension = "$WORK/monitor.sh"
 POL
 LOG=/home/sbuser1/screentimed.log
 # Capture notifications as they cross the user's session bus.
@@ -115,6 +118,10 @@ check "game A's scope is frozen (cgroup.freeze)" inside sh -c \
 check "the warning crossed the session bus as a Notify call" inside grep -q '10 s left for games' /home/sbuser1/notifications.log
 check "the shield crossed the session bus with its buttons" inside sh -c \
     "grep -q 'Time limit reached: games' /home/sbuser1/notifications.log && grep -q 'Close App' /home/sbuser1/notifications.log"
+check "the monitor extension ran for the threshold with the callback, activity and event" inside grep -q \
+    -- '--callback eventDidReachThreshold --activity limit.games --event limit' /home/sbuser1/callbacks.log
+check "the monitor extension ran for the warning and the interval start" inside sh -c \
+    "grep -q -- '--callback eventWillReachThresholdWarning' /home/sbuser1/callbacks.log && grep -q -- '--callback intervalDidStart' /home/sbuser1/callbacks.log"
 check "game B is stopped (state T)" inside sh -c "awk '{print \$3}' /proc/$GAME_B/stat | grep -q T"
 
 # The user's SIGCONT does not resume them.
@@ -139,7 +146,7 @@ as_user sh -c "printf '[[limit]]\nname = \"games\"\ndaily = \"1hh\"\n' >> $POLIC
 sleep 3
 check "the broken policy is refused with its position" inside grep -q "policy refused" "$LOG"
 check "screentime policy check reports file:line:column" \
-    sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- env HOME=/home/sbuser1 $BIN/screentime policy check 2>&1 | grep -q 'policy.toml:12:9: bad duration'"
+    sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- env HOME=/home/sbuser1 $BIN/screentime policy check 2>&1 | grep -q 'policy.toml:13:9: bad duration'"
 check "the games stay stopped under the old policy" both_stopped
 
 # The end of the interval resumes them.

@@ -76,6 +76,19 @@ import Testing
         }
     }
 
+    @Test func limitsAndDowntimesMayNameAMonitorExtension() throws {
+        let policy = try Policy.parse(
+            "[[limit]]\nname = \"x\"\ndaily = \"1m\"\nextension = \"/usr/local/bin/mon\"\n"
+                + "[[downtime]]\nname = \"d\"\nstart = \"21:00\"\nend = \"07:00\"\nextension = \"/opt/m\"\n")
+        #expect(policy.limits[0].extensionPath == "/usr/local/bin/mon")
+        #expect(policy.downtimes[0].extensionPath == "/opt/m")
+        #expect {
+            try Policy.parse("[[limit]]\nname = \"x\"\ndaily = \"1m\"\nextension = \"mon\"\n", file: "p.toml")
+        } throws: { error in
+            "\(error)" == "p.toml:4:13: `extension` must be an absolute path to an executable, not \"mon\""
+        }
+    }
+
     @Test func terminateDefaultsToATenSecondGracePeriod() throws {
         let policy = try Policy.parse("[[limit]]\nname = \"video\"\ndaily = \"2h\"\nshield = \"terminate\"\n")
         #expect(policy.limits[0].shield == .terminate(grace: .seconds(10)))

@@ -203,6 +203,7 @@ public final class Daemon {
         var queue = actions[...]
         while let action = queue.popFirst() {
             logger.debug("engine", metadata: ["action": "\(action)"])
+            runExtension(for: action)
             switch action {
             case .intervalDidStart(let activity):
                 if let downtime = plan.downtimeShields[activity] {
@@ -259,6 +260,31 @@ public final class Daemon {
                 logger.error("the engine refused an activity", metadata: ["activity": "\(activity)", "error": "\(error)"])
             case .persistSnapshot:
                 lastFlush = nil
+            }
+        }
+    }
+
+    /// Runs the activity's monitor extension, if it names one, for a callback; it runs on its own, under its time and
+    /// memory limits, its output going to the log.
+    private func runExtension(for action: ActivityEngine.Action) {
+        let call: (MonitorCallback, DeviceActivityName, ActivityEventName?)
+        switch action {
+        case .intervalDidStart(let activity): call = (.intervalDidStart, activity, nil)
+        case .intervalDidEnd(let activity): call = (.intervalDidEnd, activity, nil)
+        case .intervalWillStartWarning(let activity): call = (.intervalWillStartWarning, activity, nil)
+        case .intervalWillEndWarning(let activity): call = (.intervalWillEndWarning, activity, nil)
+        case .eventWillReachThresholdWarning(let event, let activity, _): call = (.eventWillReachThresholdWarning, activity, event)
+        case .eventDidReachThreshold(let event, let activity, _): call = (.eventDidReachThreshold, activity, event)
+        default: return
+        }
+        guard let executable = plan.extensions[call.1] else { return }
+        let runner = ExtensionRunner(logger: logger)
+        let logger = logger
+        Task.detached {
+            let outcome = await runner.run(
+                executable: executable, callback: call.0, activity: call.1.rawValue, event: call.2?.rawValue)
+            if !outcome.succeeded {
+                logger.warning("monitor extension failed", metadata: ["extension": "\(executable)", "outcome": "\(outcome)"])
             }
         }
     }

@@ -40,6 +40,8 @@ public struct PolicyPlan: Sendable {
     /// The shield mode of each app token under each limit; downtime always freezes.
     public var terminateGrace: [ApplicationToken: Duration] = [:]
     public var shieldText: Policy.ShieldSettings
+    /// The monitor extension each activity names, run for each of its callbacks.
+    public var extensions: [DeviceActivityName: String] = [:]
 
     public init(policy: Policy, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
         shieldText = policy.shield
@@ -76,6 +78,7 @@ public struct PolicyPlan: Sendable {
                         intervalEnd: limit.window.map { Self.pattern($0.end) } ?? midnight, repeats: true,
                         warningTime: limit.warning),
                     events: [Self.limitEvent: event]))
+            extensions[activity] = limit.extensionPath
             if case .terminate(let grace) = mode {
                 for token in applications { terminateGrace[token] = grace }
             }
@@ -83,6 +86,7 @@ public struct PolicyPlan: Sendable {
         for downtime in policy.downtimes {
             let activity = DeviceActivityName("downtime.\(downtime.name)")
             let exceptions = allowed.union(downtime.allowed.map(appToken))
+            extensions[activity] = downtime.extensionPath
             downtimeShields[activity] = (
                 SettingsStoreName("downtime.\(downtime.name)"), ShieldSettings(applicationCategories: .all(except: exceptions))
             )

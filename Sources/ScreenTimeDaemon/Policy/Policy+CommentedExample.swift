@@ -20,6 +20,7 @@ extension Policy {
         daily = "1h30m"        # also "45s", "20m", "2h"
         warning = "5m"         # a notification this long before the limit
         shield = "freeze"      # or "terminate" (quit the app; killed after `grace`, default "10s")
+        # extension = "/usr/local/bin/my-monitor"   # run for each callback (a DeviceActivityMonitor program)
 
         [[limit]]
         name = "video"

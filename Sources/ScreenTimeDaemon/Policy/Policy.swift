@@ -37,12 +37,15 @@ public struct Policy: Hashable, Sendable {
         }
         var windowStart: TimeOfDay?
         var windowEnd: TimeOfDay?
+        /// A monitor extension run for each of the limit's callbacks (an absolute path), or nil.
+        public var extensionPath: String?
 
         /// Creates a limit; `window` makes it per-schedule instead of daily.
         public init(
             name: String, applications: [AppID], categories: [ActivityCategory], daily: Duration, warning: Duration?,
-            shield: Shield, window: (start: TimeOfDay, end: TimeOfDay)? = nil
+            shield: Shield, window: (start: TimeOfDay, end: TimeOfDay)? = nil, extensionPath: String? = nil
         ) {
+            self.extensionPath = extensionPath
             self.name = name
             self.applications = applications
             self.categories = categories
@@ -91,6 +94,17 @@ public struct Policy: Hashable, Sendable {
         public var end: TimeOfDay
         /// Apps usable during the downtime, besides `Policy.alwaysAllowed`.
         public var allowed: [AppID]
+        /// A monitor extension run when the downtime starts and ends (an absolute path), or nil.
+        public var extensionPath: String?
+
+        /// Creates a downtime.
+        public init(name: String, start: TimeOfDay, end: TimeOfDay, allowed: [AppID], extensionPath: String? = nil) {
+            self.name = name
+            self.start = start
+            self.end = end
+            self.allowed = allowed
+            self.extensionPath = extensionPath
+        }
 
         /// Whether the span crosses midnight.
         public var crossesMidnight: Bool { end < start }

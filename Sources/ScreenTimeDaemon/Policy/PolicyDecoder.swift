@@ -56,7 +56,7 @@ struct PolicyDecoder {
     }
 
     private func decodeLimit(_ reader: TableReader) throws(PolicyError) -> (Policy.Limit, SourcePosition) {
-        try reader.allowOnly(["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end"])
+        try reader.allowOnly(["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end", "extension"])
         let name = try reader.name()
         let daily = try reader.requiredDuration("daily", allowZero: true)
         let warning = try reader.duration("warning")
@@ -92,12 +92,12 @@ struct PolicyDecoder {
         let limit = Policy.Limit(
             name: name.value, applications: try reader.applications("apps"),
             categories: try reader.categories("categories"), daily: daily.value, warning: warning?.value,
-            shield: shieldMode, window: window)
+            shield: shieldMode, window: window, extensionPath: try reader.executablePath("extension"))
         return (limit, name.position)
     }
 
     private func decodeDowntime(_ reader: TableReader) throws(PolicyError) -> (Policy.Downtime, SourcePosition) {
-        try reader.allowOnly(["name", "start", "end", "allow"])
+        try reader.allowOnly(["name", "start", "end", "allow", "extension"])
         let name = try reader.name()
         let start = try reader.timeOfDay("start")
         let end = try reader.timeOfDay("end")
@@ -105,7 +105,8 @@ struct PolicyDecoder {
             throw PolicyError(at: end.position, in: file, "`end` equals `start`: the downtime would be empty")
         }
         let downtime = Policy.Downtime(
-            name: name.value, start: start.value, end: end.value, allowed: try reader.applications("allow"))
+            name: name.value, start: start.value, end: end.value, allowed: try reader.applications("allow"),
+            extensionPath: try reader.executablePath("extension"))
         return (downtime, name.position)
     }
 
@@ -154,6 +155,18 @@ private struct TableReader {
                 at: entry.keyPosition, in: file,
                 "unknown key `\(entry.key)` in \(context); expected one of: \(keys.joined(separator: ", "))")
         }
+    }
+
+    /// An absolute path to a monitor extension, or nil when the key is absent.
+    func executablePath(_ key: String) throws(PolicyError) -> String? {
+        guard let path = try string(key, expected: "a path string like \"/usr/local/bin/my-monitor\"") else {
+            return nil
+        }
+        guard path.value.hasPrefix("/") else {
+            throw PolicyError(
+                at: path.position, in: file, "`\(key)` must be an absolute path to an executable, not \"\(path.value)\"")
+        }
+        return path.value
     }
 
     /// Whether the table sets `key`.
