@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxActivity
 import Synchronization
 
 @testable import ScreenTimeDaemon
@@ -93,7 +94,7 @@ final class TestNotificationServer: Sendable {
         let lastID = Mutex<UInt32>(41)
     }
 
-    private let bus: Mutex<NotificationBus>
+    private let bus: Mutex<Bus>
     private let log: CallLog
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
@@ -101,7 +102,7 @@ final class TestNotificationServer: Sendable {
     private let socket: Int32
 
     init(address: String) throws {
-        let connection = try NotificationBus(address: address)
+        let connection = try Bus.connect(address: address)
         let log = CallLog()
         try connection.addObject("/org/freedesktop/Notifications") { message in
             guard message.interface == "org.freedesktop.Notifications", let member = message.member else {
@@ -115,21 +116,22 @@ final class TestNotificationServer: Sendable {
                     value += 1
                     return value
                 }
-                return message.reply([.uint32(id)]) >= 0
+                return (try? message.reply([.uint32(id)])) != nil
             case "CloseNotification":
-                return message.reply([]) >= 0
+                return (try? message.reply([])) != nil
             case "GetCapabilities":
-                return message.reply([.array(elementSignature: "s", [.string("actions"), .string("body")])]) >= 0
+                return (try? message.reply([.array(elementSignature: "s", [.string("actions"), .string("body")])]))
+                    != nil
             case "GetServerInformation":
-                return message.reply([.string("test-server"), .string("screentime"), .string("1.0"), .string("1.2")])
-                    >= 0
+                let values: [BusValue] = [.string("test-server"), .string("screentime"), .string("1.0"), .string("1.2")]
+                return (try? message.reply(values)) != nil
             default:
                 return false
             }
         }
         try connection.requestName("org.freedesktop.Notifications")
         self.log = log
-        socket = connection.fileDescriptor
+        socket = connection.fileDescriptor.rawValue
         bus = Mutex(connection)
         wakeup = try WakeupPipe()
         let thread = Thread { [self] in serve() }
@@ -147,26 +149,26 @@ final class TestNotificationServer: Sendable {
 
     /// Emits `ActionInvoked(id, key)`.
     func invokeAction(id: UInt32, key: String) throws {
-        try bus.withLock { bus throws(DaemonServiceError) in
+        try bus.withLock { bus throws(LinuxActivityError) in
             try bus.emitSignal(
-                "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked",
-                [.uint32(id), .string(key)])
+                path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+                member: "ActionInvoked", arguments: [.uint32(id), .string(key)])
         }
     }
 
     /// Emits `NotificationClosed(id, reason)`.
     func closed(id: UInt32, reason: UInt32) throws {
-        try bus.withLock { bus throws(DaemonServiceError) in
+        try bus.withLock { bus throws(LinuxActivityError) in
             try bus.emitSignal(
-                "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "NotificationClosed",
-                [.uint32(id), .uint32(reason)])
+                path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+                member: "NotificationClosed", arguments: [.uint32(id), .uint32(reason)])
         }
     }
 
     private func serve() {
         defer { finished.withLock { $0 = true } }
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            guard bus.withLock({ $0.process() }) >= 0 else { return }
+            guard bus.withLock({ (try? $0.processPending()) != nil }) else { return }
             var entries = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),

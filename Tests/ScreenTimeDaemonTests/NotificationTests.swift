@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxActivity
 import Testing
 
 @testable import ScreenTimeDaemon
@@ -63,10 +64,10 @@ struct NotificationTests {
         let warning = LimitWarningNotification(subject: "Games", remaining: .seconds(300))
         let id = try notifier.notify(warning.notification)
 
-        let forger = try NotificationBus(address: bus.address)
+        let forger = try Bus.connect(address: bus.address)
         try forger.emitSignal(
-            "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked",
-            [.uint32(id.rawValue), .string("extra-time")])
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "ActionInvoked",
+            arguments: [.uint32(id.rawValue), .string("extra-time")])
         try server.invokeAction(id: id.rawValue + 100, key: "close")
         try server.invokeAction(id: id.rawValue, key: "default")
         let events = eventually { () -> [NotificationEvent]? in

@@ -36,6 +36,29 @@ public struct FocusSourceError: Error, Hashable, Sendable, CustomStringConvertib
         self.underlying = underlying
     }
 
+    /// A failure on the session bus as a focus source's: a peer that lacks the called service or method means the
+    /// integration is missing, a message that could not be built breaks the protocol, anything else is a failed
+    /// connection. The message and `Errno` are the bus's.
+    init(bus error: LinuxActivityError) {
+        let code: Code =
+            switch (error.code, error.remoteError?.name) {
+            case (.busMessage, _): .protocolViolation
+            case (_, "org.freedesktop.DBus.Error.ServiceUnknown"?), (_, "org.freedesktop.DBus.Error.UnknownMethod"?):
+                .integrationMissing
+            default: .connectionFailed
+            }
+        self.init(code, error.message, underlying: error.errno)
+    }
+
+    /// Runs `body`, reporting a bus failure as a focus source's (`init(bus:)`).
+    static func onBus<Result>(_ body: () throws(LinuxActivityError) -> Result) throws(FocusSourceError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw FocusSourceError(bus: error)
+        }
+    }
+
     public var description: String {
         guard let underlying else { return message }
         return "\(message): \(underlying)"

@@ -22,7 +22,7 @@ public final class GnomeShellFocusSource: FocusSource {
     static let busName = "org.screentime.Focus"
     static let objectPath = "/org/screentime/Focus"
 
-    private let bus: SessionBus
+    private let bus: Bus
     private let wakeup: WakeupDescriptor
     private let idleRefreshInterval: Duration
     private let state = Mutex(State())
@@ -40,11 +40,12 @@ public final class GnomeShellFocusSource: FocusSource {
     /// and starts following `FocusChanged`.
     public init(busAddress: String, idleRefreshInterval: Duration = .seconds(1)) throws(FocusSourceError) {
         self.idleRefreshInterval = idleRefreshInterval
-        bus = try SessionBus(address: busAddress)
-        guard let shell = bus.nameOwner("org.gnome.Shell") else {
+        let bus = try UserSessionBus.connect(address: busAddress)
+        self.bus = bus
+        guard let shell = bus.nameOwner("org.gnome.Shell", timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(.noSourceForSession, "no GNOME Shell on the session bus at \(busAddress)")
         }
-        guard let owner = bus.nameOwner(Self.busName) else {
+        guard let owner = bus.nameOwner(Self.busName, timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(
                 .integrationMissing,
                 "GNOME Shell runs but the Screen Time extension is not enabled "
@@ -55,7 +56,11 @@ public final class GnomeShellFocusSource: FocusSource {
                 .protocolViolation, "\(Self.busName) is owned by \(owner), not by GNOME Shell (\(shell)); not trusted")
         }
         wakeup = try WakeupDescriptor()
-        let reply = try bus.call(Self.busName, Self.objectPath, Self.busName, "GetFocus")
+        let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
+            try bus.call(
+                destination: Self.busName, path: Self.objectPath, interface: Self.busName, member: "GetFocus",
+                timeout: UserSessionBus.callTimeout)
+        }
         let window = Self.window(from: reply)
         let idle = readIdleTime()
         state.withLock {
@@ -63,24 +68,26 @@ public final class GnomeShellFocusSource: FocusSource {
             $0.idle = idle.map { ($0, ContinuousClock.now) }
             $0.statistics.queries = 1
         }
-        try bus.addMatch(
-            "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',"
-                + "path='\(Self.objectPath)'"
-        ) { [weak self] message in
-            guard let self else { return }
-            let window = Self.window(from: message)
-            state.withLock { state in
-                state.statistics.eventsReceived += 1
-                guard state.window != window else { return }
-                state.window = window
-                state.statistics.changesPublished += 1
+        try FocusSourceError.onBus { () throws(LinuxActivityError) in
+            try bus.addMatch(
+                "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',"
+                    + "path='\(Self.objectPath)'"
+            ) { [weak self] message in
+                guard let self else { return }
+                let window = Self.window(from: message)
+                state.withLock { state in
+                    state.statistics.eventsReceived += 1
+                    guard state.window != window else { return }
+                    state.window = window
+                    state.statistics.changesPublished += 1
+                }
             }
-        }
-        try bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.busName)'"
-        ) { [weak self] _ in
-            // The extension was disabled or GNOME Shell restarted: the collector reopens the source later.
-            self?.state.withLock { $0.connected = false }
+            try bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.busName)'"
+            ) { [weak self] _ in
+                // The extension was disabled or GNOME Shell restarted: the collector reopens the source later.
+                self?.state.withLock { $0.connected = false }
+            }
         }
         FocusThread.start(name: "screentime-gnome-focus") { [self] in
             runEventLoop()
@@ -136,8 +143,8 @@ public final class GnomeShellFocusSource: FocusSource {
     private func readIdleTime() -> Duration? {
         guard
             let reply = try? bus.call(
-                "org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core", "org.gnome.Mutter.IdleMonitor",
-                "GetIdletime"),
+                destination: "org.gnome.Mutter.IdleMonitor", path: "/org/gnome/Mutter/IdleMonitor/Core",
+                interface: "org.gnome.Mutter.IdleMonitor", member: "GetIdletime", timeout: UserSessionBus.callTimeout),
             let milliseconds = reply.readUnsigned()
         else { return nil }
         return .milliseconds(Int64(clamping: milliseconds))

@@ -25,7 +25,7 @@ public final class KWinFocusSource: FocusSource {
     static let sinkName = "org.screentime.FocusSink"
     static let sinkPath = "/org/screentime/FocusSink"
 
-    private let bus: SessionBus
+    private let bus: Bus
     private let wakeup: WakeupDescriptor
     private let idleRefreshInterval: Duration
     private let state = Mutex(State())
@@ -46,58 +46,74 @@ public final class KWinFocusSource: FocusSource {
         idleRefreshInterval: Duration = .seconds(1)
     ) throws(FocusSourceError) {
         self.idleRefreshInterval = idleRefreshInterval
-        bus = try SessionBus(address: busAddress)
-        guard let kwin = bus.nameOwner("org.kde.KWin") else {
+        let bus = try UserSessionBus.connect(address: busAddress)
+        self.bus = bus
+        guard let kwin = bus.nameOwner("org.kde.KWin", timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(.noSourceForSession, "no KWin on the session bus at \(busAddress)")
         }
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }
         wakeup = try WakeupDescriptor()
-        try bus.addObject(Self.sinkPath) { [weak self] message in
-            guard message.member == "WindowActivated" else {
-                return ("org.freedesktop.DBus.Error.UnknownMethod", "only WindowActivated(sss) is served")
+        try FocusSourceError.onBus { () throws(LinuxActivityError) in
+            try bus.addObject(Self.sinkPath) { [weak self] message in
+                guard message.member == "WindowActivated" else {
+                    try? message.replyError(
+                        name: "org.freedesktop.DBus.Error.UnknownMethod",
+                        message: "only WindowActivated(sss) is served")
+                    return true
+                }
+                guard message.sender == kwin else {
+                    try? message.replyError(
+                        name: "org.freedesktop.DBus.Error.AccessDenied",
+                        message: "only KWin may report the active window")
+                    return true
+                }
+                let pid = Int32(message.readString() ?? "") ?? 0
+                let resourceClass = message.readString() ?? ""
+                let desktopFile = message.readString() ?? ""
+                let window: FocusedWindow? =
+                    pid <= 0 && resourceClass.isEmpty
+                    ? nil
+                    : FocusedWindow(
+                        pid: pid > 0 ? ProcessID(pid) : nil, windowClass: resourceClass.isEmpty ? nil : resourceClass,
+                        desktopEntryID: desktopFile.isEmpty ? nil : desktopFile)
+                self?.state.withLock { state in
+                    state.statistics.eventsReceived += 1
+                    state.reported = true
+                    guard state.window != window else { return }
+                    state.window = window
+                    state.statistics.changesPublished += 1
+                }
+                try? message.reply()
+                return true
             }
-            guard message.sender == kwin else {
-                return ("org.freedesktop.DBus.Error.AccessDenied", "only KWin may report the active window")
-            }
-            let pid = Int32(message.readString() ?? "") ?? 0
-            let resourceClass = message.readString() ?? ""
-            let desktopFile = message.readString() ?? ""
-            let window: FocusedWindow? =
-                pid <= 0 && resourceClass.isEmpty
-                ? nil
-                : FocusedWindow(
-                    pid: pid > 0 ? ProcessID(pid) : nil, windowClass: resourceClass.isEmpty ? nil : resourceClass,
-                    desktopEntryID: desktopFile.isEmpty ? nil : desktopFile)
-            self?.state.withLock { state in
-                state.statistics.eventsReceived += 1
-                state.reported = true
-                guard state.window != window else { return }
-                state.window = window
-                state.statistics.changesPublished += 1
-            }
-            return nil
         }
-        try bus.requestName(Self.sinkName)
-        let scripting = ("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting")
-        if let loaded = try? bus.call(
-            scripting.0, scripting.1, scripting.2, "isScriptLoaded", [.string(Self.pluginName)]),
-            loaded.readUnsigned() == 1
-        {
-            _ = try? bus.call(scripting.0, scripting.1, scripting.2, "unloadScript", [.string(Self.pluginName)])
+        do {
+            try bus.requestName(Self.sinkName)
+        } catch {
+            throw FocusSourceError(
+                .connectionFailed, "cannot own \(Self.sinkName) on the session bus (another collector has it?)",
+                underlying: error.errno)
         }
-        let reply = try bus.call(
-            scripting.0, scripting.1, scripting.2, "loadScript", [.string(scriptPath), .string(Self.pluginName)])
+        if let loaded = try? callScripting("isScriptLoaded", [.string(Self.pluginName)]), loaded.readUnsigned() == 1 {
+            _ = try? callScripting("unloadScript", [.string(Self.pluginName)])
+        }
+        let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
+            try callScripting("loadScript", [.string(scriptPath), .string(Self.pluginName)])
+        }
         guard (reply.readInt32() ?? -1) >= 0 else {
             throw FocusSourceError(.integrationMissing, "KWin refused to load the script \(scriptPath)")
         }
-        _ = try bus.call(scripting.0, scripting.1, scripting.2, "start")
+        _ = try FocusSourceError.onBus { () throws(LinuxActivityError) in try callScripting("start") }
         let idle = readIdleTime()
         state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
-        try bus.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.kde.KWin'") {
-            [weak self] _ in
-            self?.state.withLock { $0.connected = false }
+        try FocusSourceError.onBus { () throws(LinuxActivityError) in
+            try bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.kde.KWin'"
+            ) { [weak self] _ in
+                self?.state.withLock { $0.connected = false }
+            }
         }
         FocusThread.start(name: "screentime-kwin-focus") { [self] in
             runEventLoop()
@@ -148,8 +164,7 @@ public final class KWinFocusSource: FocusSource {
                 break loop
             }
         }
-        _ = try? bus.call(
-            "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [.string(Self.pluginName)])
+        _ = try? callScripting("unloadScript", [.string(Self.pluginName)])
         bus.releaseName(Self.sinkName)
         state.withLock { $0.connected = false }
     }
@@ -157,9 +172,20 @@ public final class KWinFocusSource: FocusSource {
     private func readIdleTime() -> Duration? {
         guard
             let reply = try? bus.call(
-                "org.freedesktop.ScreenSaver", "/ScreenSaver", "org.freedesktop.ScreenSaver", "GetSessionIdleTime"),
+                destination: "org.freedesktop.ScreenSaver", path: "/ScreenSaver",
+                interface: "org.freedesktop.ScreenSaver", member: "GetSessionIdleTime",
+                timeout: UserSessionBus.callTimeout),
             let seconds = reply.readUnsigned()
         else { return nil }
         return .seconds(Int64(clamping: seconds))
+    }
+
+    /// Calls `member` of KWin's `org.kde.kwin.Scripting` at `/Scripting`.
+    private func callScripting(_ member: String, _ arguments: [BusValue] = []) throws(LinuxActivityError)
+        -> BusMessage
+    {
+        try bus.call(
+            destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: member,
+            arguments: arguments, timeout: UserSessionBus.callTimeout)
     }
 }

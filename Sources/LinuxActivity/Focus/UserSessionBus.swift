@@ -2,6 +2,19 @@ import Glibc
 
 /// Addresses of users' session buses (`/run/user/UID/bus`), for the desktop focus sources.
 public enum UserSessionBus {
+    /// How long a focus source waits for an answer to a call on the session bus.
+    static let callTimeout: Duration = .seconds(2)
+
+    /// Connects to the session bus at `address` (see `address(ofUserBusAt:uid:)`).
+    static func connect(address: String) throws(FocusSourceError) -> Bus {
+        do {
+            return try Bus.connect(address: address)
+        } catch {
+            throw FocusSourceError(
+                .connectionFailed, "cannot connect to the session bus at \(address)", underlying: error.errno)
+        }
+    }
+
     /// The conventional session bus socket of `uid` in its runtime directory.
     public static func socketPath(runtimeDirectory: String) -> String { runtimeDirectory + "/bus" }
 

@@ -1,4 +1,3 @@
-import CSystemd
 import Glibc
 import ScreenTimeModel
 
@@ -12,6 +11,7 @@ public final class Logind {
     static let sessionInterface = "org.freedesktop.login1.Session"
 
     private let bus: Bus?
+    private let signalPaths = SignalPaths()
     private let monitor: LoginMonitor
     private var cache: [SessionID: SessionInfo] = [:]
     private var needsFullReload = true
@@ -33,10 +33,14 @@ public final class Logind {
         monitor = try LoginMonitor()
         bus = try? Bus.system()
         if let bus {
+            let signalPaths = signalPaths
             try? bus.addMatch(
                 "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.DBus.Properties',"
-                    + "member='PropertiesChanged',path_namespace='/org/freedesktop/login1'")
-            try? bus.addMatch("type='signal',sender='org.freedesktop.login1',interface='\(Self.sessionInterface)'")
+                    + "member='PropertiesChanged',path_namespace='/org/freedesktop/login1'"
+            ) { signalPaths.received.append($0.path ?? "") }
+            try? bus.addMatch("type='signal',sender='org.freedesktop.login1',interface='\(Self.sessionInterface)'") {
+                signalPaths.received.append($0.path ?? "")
+            }
         }
     }
 
@@ -47,9 +51,10 @@ public final class Logind {
     /// only to pace polling.
     public func sessions(now: Duration) -> [SessionInfo] {
         if monitor.takeChanges() { needsFullReload = true }
-        for signal in bus?.process() ?? [] {
-            if signal.path.hasPrefix("/org/freedesktop/login1/session/") {
-                if let session = cache.values.first(where: { Self.objectPath(of: $0.id) == signal.path }) {
+        try? bus?.processPending()
+        for path in signalPaths.take() {
+            if path.hasPrefix("/org/freedesktop/login1/session/") {
+                if let session = cache.values.first(where: { Self.objectPath(of: $0.id) == path }) {
                     dirty.insert(session.id)
                 }
             } else {
@@ -84,12 +89,8 @@ public final class Logind {
     public func holdsIdleInhibitor(_ user: UserID) -> Bool { inhibitedUsers.contains(user) }
 
     static func objectPath(of session: SessionID) -> String {
-        var path: UnsafeMutablePointer<CChar>?
-        guard sd_bus_path_encode("/org/freedesktop/login1/session", session.rawValue, &path) >= 0, let path else {
-            return "/org/freedesktop/login1/session/" + session.rawValue
-        }
-        defer { free(path) }
-        return String(cString: path)
+        Bus.objectPath("/org/freedesktop/login1/session", escaping: session.rawValue)
+            ?? "/org/freedesktop/login1/session/" + session.rawValue
     }
 
     private func read(_ id: SessionID, previous: SessionInfo?, staticFieldsKnown: Bool = false) -> SessionInfo? {
@@ -100,8 +101,10 @@ public final class Logind {
         } else {
             guard let user = SDLogin.user(of: id) else { return nil }
             let path = Self.objectPath(of: id)
-            let leader = bus?.uint32Property(
-                destination: Self.service, path: path, interface: Self.sessionInterface, name: "Leader")
+            let leader =
+                (try? bus?.property(
+                    destination: Self.service, path: path, interface: Self.sessionInterface, name: "Leader"))?
+                .uint32Value
             info = SessionInfo(
                 id: id, user: user, userName: Self.userName(of: user),
                 sessionClass: SessionClass(rawValue: SDLogin.sessionClass(of: id) ?? "") ?? .unknown,
@@ -115,37 +118,33 @@ public final class Logind {
         if let bus {
             let path = Self.objectPath(of: id)
             info.idleHint =
-                bus.boolProperty(destination: Self.service, path: path, interface: Self.sessionInterface, name: "IdleHint")
-                ?? false
+                (try? bus.property(
+                    destination: Self.service, path: path, interface: Self.sessionInterface, name: "IdleHint"))?
+                .boolValue ?? false
             info.lockedHint =
-                bus.boolProperty(
-                    destination: Self.service, path: path, interface: Self.sessionInterface, name: "LockedHint") ?? false
+                (try? bus.property(
+                    destination: Self.service, path: path, interface: Self.sessionInterface, name: "LockedHint"))?
+                .boolValue ?? false
         }
         return info
     }
 
     private func readIdleInhibitors() -> Set<UserID> {
         guard let bus else { return [] }
-        let users = try? bus.call(
+        let reply = try? bus.call(
             destination: Self.service, path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
-            method: "ListInhibitors"
-        ) { reader -> Set<UserID> in
-            var users: Set<UserID> = []
-            guard reader.enter("a", "(ssssuu)") else { return users }
-            while reader.enter("r", "ssssuu") {
-                let what = reader.string() ?? ""
-                _ = reader.string()
-                _ = reader.string()
-                let mode = reader.string() ?? ""
-                let uid = reader.uint32()
-                _ = reader.uint32()
-                reader.exit()
-                if mode == "block", what.split(separator: ":").contains("idle"), let uid { users.insert(UserID(uid)) }
+            member: "ListInhibitors")
+        // a(ssssuu): what, who, why, mode, uid, pid.
+        guard case .array(_, let inhibitors)? = reply?.readAll().first else { return [] }
+        var users: Set<UserID> = []
+        for case .structure(let fields) in inhibitors where fields.count == 6 {
+            let what = fields[0].stringValue ?? ""
+            let mode = fields[3].stringValue ?? ""
+            if mode == "block", what.split(separator: ":").contains("idle"), let uid = fields[4].uint32Value {
+                users.insert(UserID(uid))
             }
-            reader.exit()
-            return users
         }
-        return users ?? []
+        return users
     }
 
     /// The login name of a uid (`getpwuid_r(3)`), or the number when it has none.
@@ -168,5 +167,16 @@ public final class Logind {
             let home = entry.pw_dir
         else { return nil }
         return String(cString: home)
+    }
+}
+
+/// Object paths of the login1 signals received since the last `take()`; filled by the bus's match handlers inside
+/// `Bus.process()`, on the thread that owns the `Logind`.
+private final class SignalPaths {
+    var received: [String] = []
+
+    func take() -> [String] {
+        defer { received.removeAll(keepingCapacity: true) }
+        return received
     }
 }

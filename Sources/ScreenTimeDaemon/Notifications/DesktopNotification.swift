@@ -1,3 +1,5 @@
+import LinuxActivity
+
 /// A notification as the freedesktop Notifications specification describes it: what `Notify` is called with.
 public struct DesktopNotification: Hashable, Sendable {
     /// A button: the key the server reports in `ActionInvoked` and the label it shows.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxActivity
 import ServiceLifecycle
 import Synchronization
 
@@ -55,13 +56,20 @@ public final class DesktopNotifier: Service, Sendable {
         address: String? = nil, applicationName: String = "Screen Time", callTimeout: Duration = .seconds(5)
     ) throws(DaemonServiceError) {
         let address = address ?? Self.sessionBusAddress()
-        let bus = try NotificationBus(address: address)
+        let bus: Bus
         let tracker = SignalTracker()
-        try bus.addMatch(
-            "type='signal',interface='\(Self.interface)',path='\(Self.objectPath)'"
-        ) { message in
-            tracker.receive(message)
-            return false
+        do {
+            bus = try Bus.connect(address: address)
+        } catch {
+            throw DaemonServiceError(
+                .busUnavailable, "cannot connect to the session bus at \(address)", errno: error.errno)
+        }
+        do {
+            try bus.addMatch("type='signal',interface='\(Self.interface)',path='\(Self.objectPath)'") { message in
+                tracker.receive(message)
+            }
+        } catch {
+            throw DaemonServiceError(.busUnavailable, error.message, errno: error.errno)
         }
         self.address = address
         self.applicationName = applicationName
@@ -122,10 +130,10 @@ public final class DesktopNotifier: Service, Sendable {
     /// notifications. Throws `.busUnavailable` when the connection is lost.
     public func process() throws(DaemonServiceError) -> [NotificationEvent] {
         try connection.withLock { (connection) throws(DaemonServiceError) -> [NotificationEvent] in
-            let result = connection.bus.process()
-            guard result >= 0 else {
-                throw DaemonServiceError(
-                    .busUnavailable, "lost the session bus at \(address)", errno: .init(negatedResult: result))
+            do throws(LinuxActivityError) {
+                try connection.bus.processPending()
+            } catch {
+                throw DaemonServiceError(.busUnavailable, "lost the session bus at \(address)", errno: error.errno)
             }
             defer { connection.tracker.pending.removeAll() }
             return connection.tracker.pending
@@ -153,7 +161,7 @@ public final class DesktopNotifier: Service, Sendable {
     }
 
     private func eventLoop() -> DaemonServiceError? {
-        let socket = connection.withLock { $0.bus.fileDescriptor }
+        let socket = connection.withLock { $0.bus.fileDescriptor.rawValue }
         while !stopping.load(ordering: .sequentiallyConsistent) {
             do {
                 for event in try process() { continuation.yield(event) }
@@ -173,30 +181,29 @@ public final class DesktopNotifier: Service, Sendable {
         return nil
     }
 
-    private func call(_ bus: NotificationBus, _ member: String, _ arguments: [BusValue]) throws(DaemonServiceError)
-        -> BusMessageHandle
-    {
-        // sd_bus_call may read signals into sd-bus's queue while it waits for the reply: let the event thread look.
+    private func call(_ bus: Bus, _ member: String, _ arguments: [BusValue]) throws(DaemonServiceError) -> BusMessage {
+        // A blocking call may read signals into sd-bus's queue while it waits for the reply: let the event thread look.
         defer { wakeup.signal() }
-        switch bus.call(Self.busName, Self.objectPath, Self.interface, member, arguments, timeout: callTimeout) {
-        case .success(let reply):
-            return reply
-        case .failure(let failure):
-            switch failure.name {
+        do {
+            return try bus.call(
+                destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: member,
+                arguments: arguments, timeout: callTimeout)
+        } catch {
+            switch error.remoteError?.name ?? "" {
             case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
                 throw DaemonServiceError(
                     .notificationServerMissing,
                     "no notification server on the session bus at \(address): nobody owns \(Self.busName); "
-                        + "start the desktop's notification daemon (or dunst, mako)", errno: failure.errno)
+                        + "start the desktop's notification daemon (or dunst, mako)", errno: error.errno)
             case "":
                 throw DaemonServiceError(
-                    .busUnavailable, "\(Self.interface).\(member) on \(address) failed: \(failure.text)",
-                    errno: failure.errno)
-            default:
+                    .busUnavailable, "\(Self.interface).\(member) on \(address) failed: \(error.message)",
+                    errno: error.errno)
+            case let name:
                 throw DaemonServiceError(
                     .notificationFailed,
-                    "the notification server answered \(member) with \(failure.name): \(failure.text)",
-                    errno: failure.errno)
+                    "the notification server answered \(member) with \(name): \(error.remoteError?.message ?? "")",
+                    errno: error.errno)
             }
         }
     }
@@ -204,7 +211,7 @@ public final class DesktopNotifier: Service, Sendable {
 
 /// The bus and what is known about the server, guarded together by the notifier's lock.
 private struct Connection {
-    var bus: NotificationBus
+    var bus: Bus
     var tracker: SignalTracker
 }
 
@@ -217,7 +224,7 @@ private final class SignalTracker {
     /// Events not yet handed out.
     var pending: [NotificationEvent] = []
 
-    func receive(_ message: BusMessageHandle) {
+    func receive(_ message: BusMessage) {
         guard let server, message.sender == server else { return }
         let arguments = message.readAll()
         guard let id = arguments.first?.uint32Value, shown.contains(id) else { return }

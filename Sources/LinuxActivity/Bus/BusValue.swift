@@ -1,13 +1,16 @@
-/// A D-Bus value with its type, for building and reading messages whose arguments include containers (`as`,
-/// `a{sv}`) that the fixed-signature helpers can't express.
-indirect enum BusValue: Hashable, Sendable {
+/// A D-Bus value with its type, for building and reading message arguments, containers (`as`, `a{sv}`, structures)
+/// included.
+public indirect enum BusValue: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
+    case int16(Int16)
+    case uint16(UInt16)
     case int32(Int32)
     case uint32(UInt32)
     case int64(Int64)
     case uint64(UInt64)
     case double(Double)
+    /// A string (`s`); a signature (`g`) reads as one too.
     case string(String)
     case objectPath(String)
     /// An array whose elements have the signature `elementSignature` (needed for an empty array).
@@ -18,10 +21,12 @@ indirect enum BusValue: Hashable, Sendable {
     case structure([BusValue])
 
     /// The value's D-Bus type signature (`s`, `as`, `a{sv}`, …).
-    var signature: String {
+    public var signature: String {
         switch self {
         case .byte: "y"
         case .boolean: "b"
+        case .int16: "n"
+        case .uint16: "q"
         case .int32: "i"
         case .uint32: "u"
         case .int64: "x"
@@ -37,7 +42,7 @@ indirect enum BusValue: Hashable, Sendable {
     }
 
     /// The string inside `.string` or `.objectPath`.
-    var stringValue: String? {
+    public var stringValue: String? {
         switch self {
         case .string(let value), .objectPath(let value): value
         default: nil
@@ -45,5 +50,8 @@ indirect enum BusValue: Hashable, Sendable {
     }
 
     /// The number inside `.uint32`.
-    var uint32Value: UInt32? { if case .uint32(let value) = self { value } else { nil } }
+    public var uint32Value: UInt32? { if case .uint32(let value) = self { value } else { nil } }
+
+    /// The flag inside `.boolean`.
+    public var boolValue: Bool? { if case .boolean(let value) = self { value } else { nil } }
 }
