@@ -24,7 +24,7 @@ import Testing
         Case(
             name: "unknown key in a limit", text: limit + "daily = \"1h\"\ndayly = \"2h\"\n", line: 4, column: 1,
             message: "unknown key `dayly` in [[limit]]; expected one of: "
-                + "name, apps, categories, daily, warning, shield, grace, start, end"),
+                + "name, apps, categories, daily, warning, shield, grace, start, end, extension"),
         Case(
             name: "wrong type", text: limit + "daily = 90\n", line: 3, column: 9,
             message: "`daily` must be a duration string like \"20m\" or \"1h30m\", not an integer"),
