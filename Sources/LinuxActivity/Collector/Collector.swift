@@ -203,7 +203,7 @@ public final class Collector {
         var idleSource = logind != nil ? "logind" : "none"
         var inhibited = logind?.holdsIdleInhibitor(session.user) ?? false
 
-        if let tty = session.tty, !session.isGraphical || session.display == nil && session.type == .tty {
+        if !session.isGraphical, let tty = session.tty {
             focus = .terminal
             focusSourceName = "tty"
             foreground = terminalForeground(tty: tty, catalog: catalog)

@@ -62,15 +62,6 @@ enum SDLogin {
     static func isRemote(_ session: SessionID) -> Bool { session.rawValue.withCString { sd_session_is_remote($0) } > 0 }
     /// `sd_session_is_active(3)`.
     static func isActive(_ session: SessionID) -> Bool { session.rawValue.withCString { sd_session_is_active($0) } > 0 }
-
-    /// The active session of a seat. The C function is `sd_seat_get_active(3)`.
-    static func activeSession(ofSeat seat: String) -> SessionID? {
-        var session: UnsafeMutablePointer<CChar>?
-        let result = seat.withCString { sd_seat_get_active($0, &session, nil) }
-        guard result >= 0, let session else { return nil }
-        defer { free(session) }
-        return SessionID(String(cString: session))
-    }
 }
 
 /// A change monitor over logind's sessions (`sd_login_monitor(3)`): its descriptor becomes readable when sessions
