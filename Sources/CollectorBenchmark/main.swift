@@ -27,7 +27,7 @@ func residentMiB() -> Double {
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 256)
     while fgets(&line, Int32(line.count), file) != nil {
-        let text = String(cString: line)
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if text.hasPrefix("VmRSS:") {
             let kib = text.split(separator: " ").compactMap { Double($0) }.first ?? -1
             return kib / 1024

@@ -119,23 +119,12 @@ public final class GnomeShellFocusSource: FocusSource {
     }
 
     private func runEventLoop() {
-        var nextIdleRead = ContinuousClock.now + idleRefreshInterval
-        loop: while state.withLock({ $0.connected && !$0.stopping }) {
-            do {
-                while try bus.process() {}
-                if ContinuousClock.now >= nextIdleRead {
-                    let idle = readIdleTime()
-                    state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
-                    nextIdleRead = ContinuousClock.now + idleRefreshInterval
-                    continue loop
-                }
-                bus.flush()
-                let ready = try Readiness.wait(
-                    for: [bus.fileDescriptor, wakeup.fileDescriptor], timeout: nextIdleRead - ContinuousClock.now)
-                if ready[1] { wakeup.drain() }
-            } catch {
-                break loop
-            }
+        BusEventLoop.run(
+            bus: bus, wakeup: wakeup, refreshEvery: idleRefreshInterval,
+            keepRunning: { state.withLock { $0.connected && !$0.stopping } }
+        ) {
+            let idle = readIdleTime()
+            state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
         }
         state.withLock { $0.connected = false }
     }

@@ -1,0 +1,28 @@
+/// The event loop of a focus source that listens on a D-Bus bus (GNOME Shell, KWin): dispatch every message,
+/// refresh something (the idle time) at a fixed interval, and sleep in `poll(2)` on the bus and the wake-up
+/// descriptor in between.
+enum BusEventLoop {
+    /// Runs on the calling thread until `keepRunning` returns false or the bus fails.
+    static func run(
+        bus: Bus, wakeup: WakeupDescriptor, refreshEvery interval: Duration, keepRunning: () -> Bool,
+        refresh: () -> Void
+    ) {
+        var nextRefresh = ContinuousClock.now + interval
+        while keepRunning() {
+            do {
+                while try bus.process() {}
+                if ContinuousClock.now >= nextRefresh {
+                    refresh()
+                    nextRefresh = ContinuousClock.now + interval
+                    continue
+                }
+                bus.flush()
+                let ready = try Readiness.wait(
+                    for: [bus.fileDescriptor, wakeup.fileDescriptor], timeout: nextRefresh - ContinuousClock.now)
+                if ready[1] { wakeup.drain() }
+            } catch {
+                return
+            }
+        }
+    }
+}
