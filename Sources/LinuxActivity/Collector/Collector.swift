@@ -37,6 +37,7 @@ public final class Collector {
     private var focusSources: [SessionID: any FocusSource] = [:]
     private var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     private var terminalReaders: [UInt32: ProcessID] = [:]
+    private var terminalDevices: [String: UInt32] = [:]
     private var accounted: [ProcessID: (key: CountKey, startTime: UInt64)] = [:]
     private var processCounts: [CountKey: Int] = [:]
 
@@ -340,8 +341,16 @@ public final class Collector {
         return appInUse(app, pid: leader.pid, catalog: catalog)
     }
 
-    /// The `tty_nr` encoding of `/proc/PID/stat` for a terminal name like `pts/3` or `tty2`.
+    /// The `tty_nr` encoding of `/proc/PID/stat` for a terminal name like `pts/3` or `tty2` (cached: a session keeps
+    /// its terminal, and a reused name is the same device).
     private func terminalDevice(_ tty: String) -> UInt32? {
+        if let device = terminalDevices[tty] { return device }
+        guard let device = readTerminalDevice(tty) else { return nil }
+        terminalDevices[tty] = device
+        return device
+    }
+
+    private func readTerminalDevice(_ tty: String) -> UInt32? {
         guard let status = FileSystem.status("\(configuration.devRoot)/\(tty)"), (status.st_mode & S_IFMT) == S_IFCHR
         else { return nil }
         let device = UInt64(status.st_rdev)

@@ -28,6 +28,9 @@ public final class Daemon {
     private var activeDowntimes: Set<DeviceActivityName> = []
     private var liveSessions: [SessionID: UserID] = [:]
     private var lastFlush: Duration?
+    private var countedSinceFlush = false
+    private var snapshotRequested = false
+    private let encoder = JSONEncoder()
     private var policyStamp: FileStamp?
     private var grantsToday: [String: Int] = [:]
     private var closeRequested: Set<AppID> = []
@@ -108,8 +111,17 @@ public final class Daemon {
         if let stamp = FileStamp(path: settings.policyPath), stamp != policyStamp { reload(at: now) }
         let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
         let snapshot = collector.tick(now: monotonic, wallNow: now.wallClock.secondsSince1970)
-        let samples = snapshot.samples.filter { settings.users?.contains($0.user) ?? true }
+        // A shielded app is frozen or stopped behind its shield: time in front of it is not use.
+        let samples = snapshot.samples.filter { settings.users?.contains($0.user) ?? true }.map { sample in
+            guard let shield = shields[sample.user] else { return sample }
+            var unshielded = sample
+            unshielded.applicationsInUse.removeAll { shield.shields($0) }
+            return unshielded
+        }
         var current: [SessionID: UserID] = [:]
+        for sample in samples where sample.presence.counts && !sample.applicationsInUse.isEmpty {
+            countedSinceFlush = true
+        }
         for sample in samples {
             current[sample.session] = sample.user
             if knownUsers.insert(sample.user).inserted { applyActiveDowntimes(to: sample.user, at: now) }
@@ -130,7 +142,9 @@ public final class Daemon {
         for interval in intervals { recorder.record(interval) }
         for pickup in pickups { recorder.record(pickup) }
         if lastFlush.map({ monotonic - $0 >= settings.flushInterval }) ?? true {
-            flush(at: wall)
+            flush(at: wall, withSnapshot: countedSinceFlush || snapshotRequested)
+            countedSinceFlush = false
+            snapshotRequested = false
             lastFlush = monotonic
         }
         enforce(at: now)
@@ -259,6 +273,7 @@ public final class Daemon {
             case .monitoringRefused(let activity, let error):
                 logger.error("the engine refused an activity", metadata: ["activity": "\(activity)", "error": "\(error)"])
             case .persistSnapshot:
+                snapshotRequested = true
                 lastFlush = nil
             }
         }
@@ -325,11 +340,18 @@ public final class Daemon {
 
     // MARK: - Ledger
 
-    private func flush(at wall: Date) {
+    /// Writes the pending ledger rows and, when use was counted or the engine asked for it, the engine's snapshot.
+    /// Without either, restoring the previous snapshot resumes the same counters: nothing counted in between.
+    private func flush(at wall: Date, withSnapshot: Bool = true) {
         do {
-            let blob = try JSONEncoder().encode(engine.snapshot())
-            let record = EngineSnapshotRecord(
-                scope: settings.snapshotScope, version: EngineSnapshot.currentFormatVersion, blob: blob, savedAt: wall)
+            var record: EngineSnapshotRecord?
+            if withSnapshot {
+                let blob = try encoder.encode(engine.snapshot())
+                record = EngineSnapshotRecord(
+                    scope: settings.snapshotScope, version: EngineSnapshot.currentFormatVersion, blob: blob,
+                    savedAt: wall)
+            }
+            guard record != nil || recorder.pendingCount > 0 else { return }
             _ = try recorder.flush(snapshot: record)
         } catch {
             logger.error("could not write the usage ledger; will retry", metadata: ["error": "\(error)"])
@@ -342,8 +364,12 @@ public final class Daemon {
         guard !shields.isEmpty || !enforcer.held.isEmpty else { return }
         var desired: [AppID: ShieldMode] = [:]
         var observed: [AppID: [ObservedProcess]] = [:]
+        // Usually one user is shielded: a linear search beats hashing a uid for each of a thousand processes.
+        let shielded = Array(shields)
         for entry in collector.table.entries.values {
-            guard let app = entry.app, let shield = shields[entry.user] else { continue }
+            guard let app = entry.app, let shield = shielded.first(where: { $0.key == entry.user })?.value else {
+                continue
+            }
             let label = collector.catalog(for: entry.user).label(for: app.id)
             guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
             desired[app.id] = closeRequested.contains(app.id) ? .terminate(grace: .seconds(5)) : plan.mode(for: label.token)
