@@ -5,7 +5,7 @@
 set -euo pipefail
 BUILD=(pkg-config gcc libc6-dev libsystemd-dev libssl-dev libsqlite3-dev
        libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev)
-TEST=(jq systemd systemd-container dbus dbus-bin libpam-systemd libpam0g-dev vim procps util-linux
+TEST=(jq python3 systemd systemd-container dbus dbus-bin libpam-systemd libpam0g-dev vim procps util-linux bsdutils
       xvfb openbox xdotool xterm x11-apps x11-utils xauth sway foot wev gnome-shell kwin-wayland)
 want=("${BUILD[@]}")
 [ "${1:-build}" = test ] && want+=("${TEST[@]}")
