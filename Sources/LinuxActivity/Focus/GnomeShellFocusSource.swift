@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
@@ -23,16 +22,14 @@ public final class GnomeShellFocusSource: FocusSource {
     static let objectPath = "/org/screentime/Focus"
 
     private let bus: Bus
-    private let wakeup: WakeupDescriptor
     private let idleRefreshInterval: Duration
     private let state = Mutex(State())
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var idle: (time: Duration, readAt: ContinuousClock.Instant)?
         var connected = true
-        var stopping = false
         var statistics = FocusSourceStatistics()
     }
 
@@ -55,7 +52,7 @@ public final class GnomeShellFocusSource: FocusSource {
             throw FocusSourceError(
                 .protocolViolation, "\(Self.busName) is owned by \(owner), not by GNOME Shell (\(shell)); not trusted")
         }
-        wakeup = try WakeupDescriptor()
+        thread = try EventThread()
         let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.call(
                 destination: Self.busName, path: Self.objectPath, interface: Self.busName, member: "GetFocus",
@@ -89,16 +86,13 @@ public final class GnomeShellFocusSource: FocusSource {
                 self?.state.withLock { $0.connected = false }
             }
         }
-        FocusThread.start(name: "screentime-gnome-focus") { [self] in
-            runEventLoop()
-            finished.signal()
-        }
+        thread.start(name: "screentime-gnome-focus") { [self] in runEventLoop() }
     }
 
     /// The latest focused window and idle time; nil once the bus, the shell or the extension is gone.
     public func current() -> FocusReading? {
         state.withLock { state in
-            guard state.connected, !state.stopping else { return nil }
+            guard state.connected, !thread.isStopping else { return nil }
             let idle = state.idle.map { $0.time + (ContinuousClock.now - $0.readAt) }
             return FocusReading(window: state.window, idleTime: idle)
         }
@@ -108,20 +102,12 @@ public final class GnomeShellFocusSource: FocusSource {
     public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
 
     /// Stops the event thread and waits for it to end. Idempotent.
-    public func close() {
-        let wait = state.withLock { state in
-            defer { state.stopping = true }
-            return !state.stopping
-        }
-        guard wait else { return }
-        wakeup.signal()
-        finished.wait()
-    }
+    public func close() { thread.stop() }
 
     private func runEventLoop() {
         BusEventLoop.run(
-            bus: bus, wakeup: wakeup, refreshEvery: idleRefreshInterval,
-            keepRunning: { state.withLock { $0.connected && !$0.stopping } }
+            bus: bus, wakeup: thread.wakeup, refreshEvery: idleRefreshInterval,
+            keepRunning: { state.withLock { $0.connected } && !thread.isStopping }
         ) {
             let idle = readIdleTime()
             state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }

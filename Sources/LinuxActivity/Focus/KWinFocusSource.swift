@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
@@ -26,17 +25,15 @@ public final class KWinFocusSource: FocusSource {
     static let sinkPath = "/org/screentime/FocusSink"
 
     private let bus: Bus
-    private let wakeup: WakeupDescriptor
     private let idleRefreshInterval: Duration
     private let state = Mutex(State())
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var idle: (time: Duration, readAt: ContinuousClock.Instant)?
         var reported = false
         var connected = true
-        var stopping = false
         var statistics = FocusSourceStatistics()
     }
 
@@ -54,7 +51,7 @@ public final class KWinFocusSource: FocusSource {
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }
-        wakeup = try WakeupDescriptor()
+        thread = try EventThread()
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.addObject(Self.sinkPath) { [weak self] message in
                 guard message.member == "WindowActivated" else {
@@ -115,17 +112,14 @@ public final class KWinFocusSource: FocusSource {
                 self?.state.withLock { $0.connected = false }
             }
         }
-        FocusThread.start(name: "screentime-kwin-focus") { [self] in
-            runEventLoop()
-            finished.signal()
-        }
+        thread.start(name: "screentime-kwin-focus") { [self] in runEventLoop() }
     }
 
     /// The window KWin last reported and the idle time; nil once KWin or the bus is gone, or before the script
     /// has reported anything.
     public func current() -> FocusReading? {
         state.withLock { state in
-            guard state.connected, !state.stopping, state.reported else { return nil }
+            guard state.connected, !thread.isStopping, state.reported else { return nil }
             let idle = state.idle.map { $0.time + (ContinuousClock.now - $0.readAt) }
             return FocusReading(window: state.window, idleTime: idle)
         }
@@ -135,20 +129,12 @@ public final class KWinFocusSource: FocusSource {
     public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
 
     /// Unloads the script, gives the bus name back and stops the thread. Idempotent.
-    public func close() {
-        let wait = state.withLock { state in
-            defer { state.stopping = true }
-            return !state.stopping
-        }
-        guard wait else { return }
-        wakeup.signal()
-        finished.wait()
-    }
+    public func close() { thread.stop() }
 
     private func runEventLoop() {
         BusEventLoop.run(
-            bus: bus, wakeup: wakeup, refreshEvery: idleRefreshInterval,
-            keepRunning: { state.withLock { $0.connected && !$0.stopping } }
+            bus: bus, wakeup: thread.wakeup, refreshEvery: idleRefreshInterval,
+            keepRunning: { state.withLock { $0.connected } && !thread.isStopping }
         ) {
             let idle = readIdleTime()
             state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
@@ -20,16 +19,14 @@ public final class SwayFocusSource: FocusSource {
     /// The IPC socket this source is connected to.
     public let socketPath: String
     private let connection: SwayIPCConnection
-    private let wakeup: WakeupDescriptor
     private let treeRefreshInterval: Duration
     private let state = Mutex(State())
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var idleInhibited = false
         var connected = true
-        var stopping = false
         var statistics = FocusSourceStatistics()
     }
 
@@ -42,7 +39,7 @@ public final class SwayFocusSource: FocusSource {
         self.socketPath = socketPath
         self.treeRefreshInterval = treeRefreshInterval
         connection = try SwayIPCConnection(path: socketPath)
-        wakeup = try WakeupDescriptor()
+        thread = try EventThread()
         try connection.send(.getTree)
         let tree = try Self.decode(SwayNode.self, from: try connection.receive().payload)
         try connection.send(.subscribe, #"["window","workspace","shutdown"]"#)
@@ -55,16 +52,13 @@ public final class SwayFocusSource: FocusSource {
             $0.idleInhibited = tree.anyInhibitsIdle()
             $0.statistics.queries = 1
         }
-        FocusThread.start(name: "screentime-sway-focus") { [self] in
-            runEventLoop()
-            finished.signal()
-        }
+        thread.start(name: "screentime-sway-focus") { [self] in runEventLoop() }
     }
 
     /// The latest focused view and whether a view inhibits idle; nil once sway is gone or the source closed.
     public func current() -> FocusReading? {
         state.withLock { state in
-            guard state.connected, !state.stopping else { return nil }
+            guard state.connected, !thread.isStopping else { return nil }
             return FocusReading(window: state.window, idleTime: nil, idleInhibited: state.idleInhibited)
         }
     }
@@ -73,30 +67,22 @@ public final class SwayFocusSource: FocusSource {
     public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
 
     /// Stops the event thread and waits for it to end. Idempotent.
-    public func close() {
-        let wait = state.withLock { state in
-            defer { state.stopping = true }
-            return !state.stopping
-        }
-        guard wait else { return }
-        wakeup.signal()
-        finished.wait()
-    }
+    public func close() { thread.stop() }
 
     private func runEventLoop() {
         var treeRequested = false
         var nextRefresh = ContinuousClock.now + treeRefreshInterval
-        loop: while !state.withLock({ $0.stopping }) {
+        loop: while !thread.isStopping {
             let ready: [Bool]
             do {
                 ready = try Readiness.wait(
-                    for: [connection.fileDescriptor, wakeup.fileDescriptor],
+                    for: [connection.fileDescriptor, thread.wakeup.fileDescriptor],
                     timeout: max(.zero, nextRefresh - ContinuousClock.now))
             } catch {
                 break loop
             }
-            if ready[1] { wakeup.drain() }
-            if state.withLock({ $0.stopping }) { break loop }
+            if ready[1] { thread.wakeup.drain() }
+            if thread.isStopping { break loop }
             do {
                 if ready[0] {
                     let message = try connection.receive()

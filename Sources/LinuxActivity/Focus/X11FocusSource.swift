@@ -1,5 +1,4 @@
 import CXCB
-import Dispatch
 import FoundationEssentials
 import ScreenTimeModel
 import Synchronization
@@ -21,16 +20,13 @@ public final class X11FocusSource: FocusSource {
     /// The display this source is connected to.
     public let display: X11Display
     private let connection: X11Connection
-    private let wakeup: WakeupDescriptor
     private let debounce: Duration
     private let state = Mutex(State())
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var connected = true
-        var stopping = false
-        var threadStarted = false
         var statistics = FocusSourceStatistics()
     }
 
@@ -54,27 +50,23 @@ public final class X11FocusSource: FocusSource {
                 "the window manager on X display \(display) does not maintain _NET_ACTIVE_WINDOW "
                     + "(none running yet, or one without EWMH support such as twm)")
         }
-        wakeup = try WakeupDescriptor()
+        thread = try EventThread()
         connection.selectRootPropertyChanges()
         let initial = readActiveWindow()
         state.withLock {
             $0.window = initial
             $0.statistics.queries = 1
-            $0.threadStarted = true
         }
-        FocusThread.start(name: "screentime-x11-focus") { [self] in
-            runEventLoop()
-            finished.signal()
-        }
+        thread.start(name: "screentime-x11-focus") { [self] in runEventLoop() }
     }
 
     /// The latest focused window and the current idle time; nil once the X connection is lost or closed.
     public func current() -> FocusReading? {
         let idle = connection.idleTime()
         // The reply may have pulled pending events into libxcb's queue, which poll(2) no longer sees.
-        wakeup.signal()
+        thread.wakeup.signal()
         return state.withLock { state in
-            guard state.connected, !state.stopping else { return nil }
+            guard state.connected, !thread.isStopping else { return nil }
             return FocusReading(window: state.window, idleTime: idle)
         }
     }
@@ -82,7 +74,7 @@ public final class X11FocusSource: FocusSource {
     /// Time since the last keyboard or pointer input on the display (MIT-SCREEN-SAVER); nil without the extension.
     public func idleTime() -> Duration? {
         let idle = connection.idleTime()
-        wakeup.signal()
+        thread.wakeup.signal()
         return idle
     }
 
@@ -90,15 +82,7 @@ public final class X11FocusSource: FocusSource {
     public var statistics: FocusSourceStatistics { state.withLock { $0.statistics } }
 
     /// Stops the event thread and waits for it to end. Idempotent.
-    public func close() {
-        let wait = state.withLock { state in
-            defer { state.stopping = true }
-            return state.threadStarted && !state.stopping
-        }
-        guard wait else { return }
-        wakeup.signal()
-        finished.wait()
-    }
+    public func close() { thread.stop() }
 
     private func runEventLoop() {
         var pendingNoWindowSince: ContinuousClock.Instant?
@@ -112,7 +96,7 @@ public final class X11FocusSource: FocusSource {
                     state.withLock { $0.statistics.eventsReceived += 1 }
                 }
             }
-            if state.withLock({ $0.stopping }) { break loop }
+            if thread.isStopping { break loop }
             if connection.hasFailed { break loop }
             let now = ContinuousClock.now
             if activeWindowChanged {
@@ -139,8 +123,8 @@ public final class X11FocusSource: FocusSource {
             }
             do {
                 let ready = try Readiness.wait(
-                    for: [connection.fileDescriptor, wakeup.fileDescriptor], timeout: timeout)
-                if ready[1] { wakeup.drain() }
+                    for: [connection.fileDescriptor, thread.wakeup.fileDescriptor], timeout: timeout)
+                if ready[1] { thread.wakeup.drain() }
             } catch {
                 break loop
             }
