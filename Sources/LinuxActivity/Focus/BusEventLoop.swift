@@ -2,13 +2,14 @@
 /// refresh something (the idle time) at a fixed interval, and sleep in `poll(2)` on the bus and the wake-up
 /// descriptor in between.
 enum BusEventLoop {
-    /// Runs on the calling thread until `keepRunning` returns false or the bus fails.
+    /// Runs on the calling thread until `thread` is stopped, `keepRunning` returns false or the bus fails.
     static func run(
-        bus: Bus, wakeup: WakeupDescriptor, refreshEvery interval: Duration, keepRunning: () -> Bool,
+        bus: Bus, on thread: EventThread, refreshEvery interval: Duration, keepRunning: () -> Bool,
         refresh: () -> Void
     ) {
+        let wakeup = thread.wakeup
         var nextRefresh = ContinuousClock.now + interval
-        while keepRunning() {
+        while !thread.isStopping, keepRunning() {
             do {
                 while try bus.process() {}
                 if ContinuousClock.now >= nextRefresh {

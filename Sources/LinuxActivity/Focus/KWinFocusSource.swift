@@ -133,8 +133,7 @@ public final class KWinFocusSource: FocusSource {
 
     private func runEventLoop() {
         BusEventLoop.run(
-            bus: bus, wakeup: thread.wakeup, refreshEvery: idleRefreshInterval,
-            keepRunning: { state.withLock { $0.connected } && !thread.isStopping }
+            bus: bus, on: thread, refreshEvery: idleRefreshInterval, keepRunning: { state.withLock { $0.connected } }
         ) {
             let idle = readIdleTime()
             state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
