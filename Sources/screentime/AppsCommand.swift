@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Glibc
 import LinuxActivity
 import ScreenTimeModel
 
@@ -25,11 +24,7 @@ struct AppsCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let catalog = AppCatalog(
-            desktopEntries: DesktopEntryIndex(
-                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment)),
-            overrides: overrides, tokenizer: tokenizer,
-            locale: environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"])
+        let catalog = AppCatalog(home: home, environment: environment, overrides: overrides, tokenizer: tokenizer)
         let apps = catalog.installedApps()
         if json {
             let encoder = JSONEncoder()
@@ -66,13 +61,4 @@ func loadTokenizer(_ options: KeyOptions) throws -> Tokenizer {
 
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
-}
-
-/// `CLOCK_MONOTONIC` as a `Duration` since boot (suspend excluded).
-enum MonotonicClock {
-    static func now() -> Duration {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-    }
 }

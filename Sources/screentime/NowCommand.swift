@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import LinuxActivity
+import ScreenTimeDaemon
 import ScreenTimeModel
 
 /// `screentime now`: every session, what is in front and what runs.
@@ -38,7 +39,7 @@ struct NowCommand: AsyncParsableCommand {
         var lastTick: ContinuousClock.Instant?
         var deadline = clock.now
         repeat {
-            let snapshot = collector.tick(now: MonotonicClock.now(), wallNow: Int64(Date().timeIntervalSince1970))
+            let snapshot = collector.tick(now: Clocks.monotonic(), wallNow: Int64(Date().timeIntervalSince1970))
             let tickTime = clock.now
             if let lastTick { tally.add(snapshot, elapsed: tickTime - lastTick) }
             lastTick = tickTime

@@ -132,8 +132,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     private func clock(_ seconds: Int?) -> String {
-        guard let seconds else { return "-" }
-        return seconds >= 3600 ? "\(seconds / 3600)h\(seconds / 60 % 60)m" : seconds >= 60 ? "\(seconds / 60)m\(seconds % 60)s" : "\(seconds)s"
+        seconds.map { NowTable.format(.seconds($0)) } ?? "-"
     }
 }
 
@@ -181,10 +180,10 @@ struct ReportCommand: AsyncParsableCommand {
         let tokenizer = try loadTokenizer(KeyOptions(system: settings.system, tokenKey: settings.tokenKeyPath))
         let user = UserID(getuid())
         let environment = ProcessInfo.processInfo.environment
+        let overrides =
+            (try? CategoryOverrides.load(home: environment["HOME"], environment: environment)) ?? CategoryOverrides()
         let catalog = AppCatalog(
-            desktopEntries: DesktopEntryIndex(
-                dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment)),
-            overrides: CategoryOverrides(), tokenizer: tokenizer, locale: environment["LANG"])
+            home: environment["HOME"], environment: environment, overrides: overrides, tokenizer: tokenizer)
         for id in (try? Policy.load(from: settings.policyPath))?.limits.flatMap(\.applications) ?? [] {
             _ = catalog.label(for: id)
         }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import ScreenTimeModel
 
@@ -66,13 +67,9 @@ public final class Collector {
     public func catalog(for user: UserID) -> AppCatalog {
         if let catalog = catalogs[user] { return catalog }
         let home = Logind.home(of: user)
-        let environment = user.rawValue == getuid() ? Collector.currentEnvironment() : [:]
+        let environment = user.rawValue == getuid() ? ProcessInfo.processInfo.environment : [:]
         let overrides = (try? CategoryOverrides.load(home: home, environment: environment)) ?? CategoryOverrides()
-        let catalog = AppCatalog(
-            desktopEntries: DesktopEntryIndex(
-                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment)),
-            overrides: overrides, tokenizer: tokenizer,
-            locale: environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"])
+        let catalog = AppCatalog(home: home, environment: environment, overrides: overrides, tokenizer: tokenizer)
         catalogs[user] = catalog
         return catalog
     }
@@ -379,19 +376,5 @@ public final class Collector {
                 type: .tty, state: "active", seat: nil, tty: tty, display: nil, leader: nil, remote: false,
                 desktop: nil, active: true, idleHint: false, lockedHint: false)
         }
-    }
-
-    /// This process's environment (`environ(7)`).
-    static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
     }
 }

@@ -29,6 +29,18 @@ public final class AppCatalog: @unchecked Sendable {
         self.locale = locale
     }
 
+    /// The catalog of a user with this home and environment: the desktop entries of their data directories, and
+    /// names in the locale of `LC_ALL`, `LC_MESSAGES` or `LANG`.
+    public convenience init(
+        home: String?, environment: [String: String], overrides: CategoryOverrides, tokenizer: Tokenizer
+    ) {
+        self.init(
+            desktopEntries: DesktopEntryIndex(
+                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment)),
+            overrides: overrides, tokenizer: tokenizer,
+            locale: environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"])
+    }
+
     /// The label of an app id (cached).
     public func label(for id: AppID) -> AppLabel {
         if let label = labels[id] { return label }
