@@ -29,13 +29,13 @@ bench: deps
 	scripts/run-benchmarks.sh
 
 install: deps
-	$(SWIFT) build -c release --static-swift-stdlib -Xlinker --gc-sections
+	scripts/build-release.sh
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 .build/release/screentime .build/release/screentimed $(DESTDIR)$(PREFIX)/bin/
 
 ## For the calling user: binaries in ~/.local/bin, the user unit enabled and started.
 install-user: deps
-	$(SWIFT) build -c release --static-swift-stdlib -Xlinker --gc-sections
+	scripts/build-release.sh
 	install -d $(HOME)/.local/bin $(HOME)/.config/systemd/user
 	install -m 0755 .build/release/screentime .build/release/screentimed $(HOME)/.local/bin/
 	install -m 0644 systemd/screentimed.service $(HOME)/.config/systemd/user/screentimed.service

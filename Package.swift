@@ -23,7 +23,7 @@ let package = Package(
     targets: [
         // C boundaries: each library wrapped once, in Swift, by the module above it.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         .systemLibrary(
             name: "CXCB", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev"])]),
@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "LinuxActivity",
             dependencies: [
-                "ScreenTimeModel", "CSystemd", "CLinux", "COpenSSL", "CXCB",
+                "ScreenTimeModel", "CSystemd", "CLinux", "CGcrypt", "CXCB",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),

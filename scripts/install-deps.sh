@@ -3,7 +3,7 @@
 #   install-deps.sh build   what building needs (C libraries' -dev packages)
 #   install-deps.sh test    that, plus what the tests run against (logind in a container, X11, sway, D-Bus)
 set -euo pipefail
-BUILD=(pkg-config gcc libc6-dev libsystemd-dev libssl-dev libsqlite3-dev
+BUILD=(pkg-config gcc libc6-dev libsystemd-dev libgcrypt20-dev libsqlite3-dev
        libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev)
 TEST=(jq python3 systemd systemd-container dbus dbus-bin libpam-systemd libpam0g-dev vim procps util-linux bsdutils
       xvfb openbox xdotool xterm x11-apps x11-utils xauth sway foot wev gnome-shell kwin-wayland)

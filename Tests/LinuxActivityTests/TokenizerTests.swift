@@ -30,6 +30,14 @@ import Testing
         #expect(mine.token(for: AppID("games")).rawValue != mine.token(for: ActivityCategory.games).rawValue)
     }
 
+    /// Tokens are HMAC-SHA256 (truncated to 128 bits) of a prefixed id: values computed independently with Python's
+    /// `hmac` module, so a change of crypto library can't silently change every token of an installation.
+    @Test func tokensAreTheStandardHMACSHA256() {
+        let tokenizer = Tokenizer(key: Array("Jefe".utf8))
+        #expect(tokenizer.token(for: AppID("org.example.Game")).rawValue == "b7caa601db2c41239ca036e84646707b")
+        #expect(tokenizer.token(for: ActivityCategory.games).rawValue == "583c6729ab36300a0a965579ad631051")
+    }
+
     @Test func aKeyOthersCanReadIsRefused() throws {
         let path = "/tmp/st-open-key-\(getpid())"
         defer { unlink(path) }

@@ -1,4 +1,4 @@
-import COpenSSL
+import CGcrypt
 import Glibc
 import ScreenTimeModel
 import SystemPackage
@@ -28,14 +28,24 @@ public struct Tokenizer: Sendable {
         WebDomainToken(rawValue: mac("domain\u{0}" + domain.lowercased()))
     }
 
-    /// HMAC-SHA256 of the text, as the first 128 bits in lowercase hex. The C function is `HMAC(3ssl)`.
+    /// HMAC-SHA256 of the text, as the first 128 bits in lowercase hex. The C function is `gcry_md_hash_buffers`
+    /// with `GCRY_MD_FLAG_HMAC` (libgcrypt, which libsystemd loads anyway).
     private func mac(_ text: String) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
+        _ = Self.libgcryptReady
+        var digest = [UInt8](repeating: 0, count: 32)
         var message = Array(text.utf8)
-        key.withUnsafeBufferPointer { keyBuffer in
-            _ = HMAC(EVP_sha256(), keyBuffer.baseAddress, Int32(keyBuffer.count), &message, message.count, &digest, &length)
+        var key = key
+        let status = key.withUnsafeMutableBytes { keyBytes in
+            message.withUnsafeMutableBytes { messageBytes in
+                // The first buffer is the key, the rest the message.
+                var buffers = [
+                    gcry_buffer_t(size: keyBytes.count, off: 0, len: keyBytes.count, data: keyBytes.baseAddress),
+                    gcry_buffer_t(size: messageBytes.count, off: 0, len: messageBytes.count, data: messageBytes.baseAddress),
+                ]
+                return gcry_md_hash_buffers(Int32(GCRY_MD_SHA256.rawValue), UInt32(GCRY_MD_FLAG_HMAC.rawValue), &digest, &buffers, 2)
+            }
         }
+        precondition(status == 0, "HMAC-SHA256 failed in libgcrypt (error \(status))")
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         var result = [UInt8]()
         result.reserveCapacity(32)
@@ -57,15 +67,17 @@ extension Tokenizer {
         return home + "/.local/state/screentime/token.key"
     }
 
-    /// Loads the key at `path`, creating it (32 bytes from `RAND_bytes(3ssl)`, mode 0600, parent directories 0700) on
+    /// libgcrypt wants its version checked once before first use.
+    private static let libgcryptReady: Bool = gcry_check_version(nil) != nil
+
+    /// Loads the key at `path`, creating it (32 bytes from `gcry_randomize`, long-term key quality, mode 0600, parent directories 0700) on
     /// first use. Refuses a key file that others can read: the tokens would no longer be opaque to them.
     public static func loadOrCreate(keyAt path: String) throws(LinuxActivityError) -> Tokenizer {
         if let tokenizer = try load(path) { return tokenizer }
         try makeDirectories(for: path)
         var key = [UInt8](repeating: 0, count: 32)
-        guard RAND_bytes(&key, Int32(key.count)) == 1 else {
-            throw LinuxActivityError(.tokenKey, "cannot get random bytes for a new token key \(path)")
-        }
+        _ = libgcryptReady
+        gcry_randomize(&key, key.count, GCRY_VERY_STRONG_RANDOM)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor < 0 {
             // Another process created it first: use theirs.
