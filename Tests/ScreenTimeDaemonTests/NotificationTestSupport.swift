@@ -96,7 +96,7 @@ final class TestNotificationServer: Sendable {
 
     private let bus: Mutex<Bus>
     private let log: CallLog
-    private let wakeup: WakeupPipe
+    private let wakeup: WakeupDescriptor
     private let stopping = Atomic<Bool>(false)
     private let finished = Mutex<Bool>(false)
     private let socket: Int32
@@ -133,7 +133,7 @@ final class TestNotificationServer: Sendable {
         self.log = log
         socket = connection.fileDescriptor.rawValue
         bus = Mutex(connection)
-        wakeup = try WakeupPipe()
+        wakeup = try WakeupDescriptor()
         let thread = Thread { [self] in serve() }
         thread.start()
     }
@@ -171,7 +171,7 @@ final class TestNotificationServer: Sendable {
             guard bus.withLock({ (try? $0.processPending()) != nil }) else { return }
             var entries = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0),
             ]
             _ = poll(&entries, 2, 1000)
             wakeup.drain()

@@ -64,3 +64,12 @@ public struct FocusSourceError: Error, Hashable, Sendable, CustomStringConvertib
         return "\(message): \(underlying)"
     }
 }
+
+extension EventThread {
+    /// An event thread for a focus source, its failure said as the source's.
+    static func forFocusSource() throws(FocusSourceError) -> EventThread {
+        do { return try EventThread() } catch {
+            throw FocusSourceError(.connectionFailed, "cannot create a wake-up pipe", underlying: error)
+        }
+    }
+}

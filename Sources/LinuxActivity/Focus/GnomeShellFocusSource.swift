@@ -52,7 +52,7 @@ public final class GnomeShellFocusSource: FocusSource {
             throw FocusSourceError(
                 .protocolViolation, "\(Self.busName) is owned by \(owner), not by GNOME Shell (\(shell)); not trusted")
         }
-        thread = try EventThread()
+        thread = try EventThread.forFocusSource()
         let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.call(
                 destination: Self.busName, path: Self.objectPath, interface: Self.busName, member: "GetFocus",

@@ -51,7 +51,7 @@ public final class KWinFocusSource: FocusSource {
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }
-        thread = try EventThread()
+        thread = try EventThread.forFocusSource()
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.addObject(Self.sinkPath) { [weak self] message in
                 guard message.member == "WindowActivated" else {

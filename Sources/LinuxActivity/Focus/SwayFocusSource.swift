@@ -39,7 +39,7 @@ public final class SwayFocusSource: FocusSource {
         self.socketPath = socketPath
         self.treeRefreshInterval = treeRefreshInterval
         connection = try SwayIPCConnection(path: socketPath)
-        thread = try EventThread()
+        thread = try EventThread.forFocusSource()
         try connection.send(.getTree)
         let tree = try Self.decode(SwayNode.self, from: try connection.receive().payload)
         try connection.send(.subscribe, #"["window","workspace","shutdown"]"#)

@@ -50,7 +50,7 @@ public final class X11FocusSource: FocusSource {
                 "the window manager on X display \(display) does not maintain _NET_ACTIVE_WINDOW "
                     + "(none running yet, or one without EWMH support such as twm)")
         }
-        thread = try EventThread()
+        thread = try EventThread.forFocusSource()
         connection.selectRootPropertyChanges()
         let initial = readActiveWindow()
         state.withLock {

@@ -38,7 +38,7 @@ public final class DesktopNotifier: Service, Sendable {
 
     private let connection: Mutex<Connection>
     private let continuation: AsyncStream<NotificationEvent>.Continuation
-    private let wakeup: WakeupPipe
+    private let wakeup: WakeupDescriptor
     private let stopping = Atomic<Bool>(false)
 
     /// The session bus address of the user running this process: `$DBUS_SESSION_BUS_ADDRESS`, or
@@ -74,7 +74,9 @@ public final class DesktopNotifier: Service, Sendable {
         self.address = address
         self.applicationName = applicationName
         self.callTimeout = callTimeout
-        self.wakeup = try WakeupPipe()
+        do { self.wakeup = try WakeupDescriptor() } catch {
+            throw DaemonServiceError(.busUnavailable, "cannot create a wake-up pipe", errno: error)
+        }
         self.connection = Mutex(Connection(bus: bus, tracker: tracker))
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
@@ -147,11 +149,9 @@ public final class DesktopNotifier: Service, Sendable {
         try await cancelWhenGracefulShutdown {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                    let thread = Thread { [self] in
+                    DetachedThread.start(name: "notifications") { [self] in
                         if let error = eventLoop() { done.resume(throwing: error) } else { done.resume() }
                     }
-                    thread.name = "notifications"
-                    thread.start()
                 }
             } onCancel: {
                 self.stopping.store(true, ordering: .sequentiallyConsistent)
@@ -170,7 +170,7 @@ public final class DesktopNotifier: Service, Sendable {
             }
             var entries = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0),
             ]
             if poll(&entries, 2, -1) < 0 && errno != EINTR {
                 return DaemonServiceError(

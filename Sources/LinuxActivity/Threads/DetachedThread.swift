@@ -1,9 +1,10 @@
 import CLinux
 import Glibc
 
-/// A detached POSIX thread for a focus source's event loop (`pthread_create(3)`, `prctl(2)` `PR_SET_NAME`); the
-/// collector doesn't need Foundation's `Thread` and its run-loop machinery for a loop that blocks in `poll(2)`.
-enum FocusThread {
+/// A detached POSIX thread for a loop that blocks in `poll(2)` (`pthread_create(3)`, `prctl(2)` `PR_SET_NAME`): the
+/// focus sources, the notifier and the daemon's loop don't need Foundation's `Thread` and its run-loop machinery, nor
+/// a thread of the cooperative pool blocked in a system call.
+public enum DetachedThread {
     private final class Body {
         let name: String
         let run: @Sendable () -> Void
@@ -14,7 +15,7 @@ enum FocusThread {
     }
 
     /// Starts `body` on a new detached thread named `name` (at most 15 bytes are kept by the kernel).
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in

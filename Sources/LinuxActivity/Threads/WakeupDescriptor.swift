@@ -1,0 +1,49 @@
+import Glibc
+import SystemPackage
+
+/// A self-pipe that one thread signals to wake another thread blocked in `poll(2)`.
+///
+/// A loop waits on its connection and on this descriptor together, so that `close()` (and, for X11, a request made
+/// from another thread) ends the wait at once instead of after a timeout. Both ends are non-blocking: signalling a
+/// pipe nobody drains any more (the event thread has ended) must not block the caller.
+public final class WakeupDescriptor: Sendable {
+    /// The read end, to include in a `poll(2)` set; readable while signalled.
+    public let fileDescriptor: FileDescriptor
+    private let writeEnd: FileDescriptor
+
+    /// Creates the pipe.
+    ///
+    /// The corresponding C functions are `pipe` and `fcntl(F_SETFL, O_NONBLOCK)`.
+    public init() throws(Errno) {
+        let ends: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do { ends = try FileDescriptor.pipe() } catch { throw (error as? Errno) ?? .ioError }
+        for end in [ends.readEnd, ends.writeEnd] {
+            let flags = fcntl(end.rawValue, F_GETFL)
+            _ = fcntl(end.rawValue, F_SETFL, flags | O_NONBLOCK)
+            _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC)
+        }
+        fileDescriptor = ends.readEnd
+        writeEnd = ends.writeEnd
+    }
+
+    deinit {
+        try? fileDescriptor.close()
+        try? writeEnd.close()
+    }
+
+    /// Makes the read end readable until the next `drain()`. A full pipe is already signalled.
+    ///
+    /// The corresponding C function is `write`.
+    public func signal() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd.rawValue, &byte, 1)
+    }
+
+    /// Empties the pipe so that the next `poll(2)` blocks again.
+    ///
+    /// The corresponding C function is `read`.
+    public func drain() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while buffer.withUnsafeMutableBytes({ read(fileDescriptor.rawValue, $0.baseAddress, $0.count) }) > 0 {}
+    }
+}
