@@ -87,8 +87,7 @@ settings.users = nil
 var logger = Logger(label: "screentimed")
 logger.logLevel = ProcessInfo.processInfo.environment["BENCH_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
 let daemon = try Daemon(settings: settings, notifier: nil, logger: logger)
-let service = DaemonService(daemon: daemon, logger: logger)
-let group = ServiceGroup(services: [service], logger: logger)
+let group = ServiceGroup(services: daemon.services(logger: logger), logger: logger)
 let running = Task.detached { try await group.run() }
 
 // The game's shell: the script exec'd by script(1)'s child.

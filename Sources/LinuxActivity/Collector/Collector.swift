@@ -61,7 +61,13 @@ public final class Collector {
         }
     }
 
-    deinit { for source in focusSources.values { source.close() } }
+    deinit { close() }
+
+    /// Stops the focus sources' threads and closes their connections; a later `tick` opens them again.
+    public func close() {
+        for source in focusSources.values { source.close() }
+        focusSources = [:]
+    }
 
     /// The catalog (desktop entries, overrides, tokens) of a user, built on first use.
     public func catalog(for user: UserID) -> AppCatalog {

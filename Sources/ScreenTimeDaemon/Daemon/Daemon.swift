@@ -2,22 +2,25 @@ import Enforcement
 import Foundation
 import LinuxActivity
 import Logging
+import ServiceLifecycle
 import ScreenTimeEngine
 import ScreenTimeModel
 import UsageStore
 
 /// The composition of collector → engine → ledger → enforcement → notifications, one tick at a time.
 ///
-/// Owned by one task (the daemon service). Time comes from the caller: `tick(at:)` takes the monotonic and wall
-/// time, so that the whole loop can be driven by tests.
+/// Owned by the engine loop's thread. Time comes from the caller: `tick(at:)` takes the monotonic and wall time, so
+/// that the whole loop can be driven by tests. `services()` are what `screentimed` runs in one service group.
 public final class Daemon {
     public let settings: DaemonSettings
     public let collector: Collector
     public private(set) var engine: ActivityEngine
     public private(set) var policy: Policy
     public private(set) var plan: PolicyPlan
-    private var recorder: UsageRecorder
     private let database: UsageDatabase
+    /// Writes the ledger on its own task; the tick hands it a batch every flush interval.
+    public let storeWriter: StoreWriter
+    private var batch = StoreWriter.Batch()
     private let enforcer: Enforcer
     private let tokenizer: Tokenizer
     private let notifier: (any DaemonNotifier)?
@@ -56,7 +59,7 @@ public final class Daemon {
         collector = Collector(configuration: configuration, tokenizer: tokenizer)
         try Self.makeDirectory(for: settings.databasePath)
         database = try UsageDatabase.open(at: settings.databasePath)
-        recorder = UsageRecorder(database: database, bootID: Self.bootID())
+        storeWriter = StoreWriter(recorder: UsageRecorder(database: database, bootID: Self.bootID()), logger: logger)
         let freezer = try? Freezer()
         enforcer = Enforcer(stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer)
         policy = Policy.empty
@@ -69,7 +72,7 @@ public final class Daemon {
     /// Restores the engine from the last snapshot (or starts fresh), releases what a crashed run left frozen,
     /// loads the policy and starts monitoring it.
     public func start(at now: Now) throws {
-        if let record = try recorder.loadSnapshot(scope: settings.snapshotScope),
+        if let record = try database.writer.read({ try EngineSnapshotRecord.fetchOne($0, key: settings.snapshotScope) }),
             let snapshot = try? JSONDecoder().decode(EngineSnapshot.self, from: record.blob)
         {
             engine = ActivityEngine(restoring: snapshot)
@@ -139,8 +142,8 @@ public final class Daemon {
 
         let wall = Date(timeIntervalSince1970: TimeInterval(now.wallClock.nanosecondsSince1970) / 1e9)
         let (intervals, pickups) = tracker.observe(samples, monotonic: monotonic, wall: wall)
-        for interval in intervals { recorder.record(interval) }
-        for pickup in pickups { recorder.record(pickup) }
+        batch.intervals += intervals
+        batch.pickups += pickups
         if lastFlush.map({ monotonic - $0 >= settings.flushInterval }) ?? true {
             flush(at: wall, withSnapshot: countedSinceFlush || snapshotRequested)
             countedSinceFlush = false
@@ -157,15 +160,25 @@ public final class Daemon {
         enforce(at: now)
     }
 
-    /// A clean stop: writes everything and releases every app the enforcer holds (individual mode never leaves an
-    /// app frozen).
+    /// The end of the loop: hands the last batch and the engine's snapshot to the store writer. The enforcer's
+    /// service releases every shield next (individual mode never leaves an app frozen), then the writer writes.
     public func stop(at now: Now) {
         let wall = Date(timeIntervalSince1970: TimeInterval(now.wallClock.nanosecondsSince1970) / 1e9)
         flush(at: wall)
-        let report = enforcer.releaseAll()
-        for failure in report.failures {
-            logger.error("could not release on stop", metadata: ["action": "\(failure.action)", "error": "\(failure.error)"])
-        }
+        storeWriter.finish()
+    }
+
+    /// The daemon's services, in the order of a `ServiceGroup`: started together, stopped in reverse order, so the
+    /// loop stops sampling first, then the collector's sources close, the enforcer releases what it holds, the
+    /// notifier stops, and the store writer writes the last batch.
+    public func services(logger: Logger, systemd: SystemdNotifier = SystemdNotifier()) -> [any Service] {
+        var services: [any Service] = [storeWriter]
+        if let notifier = notifier as? any Service { services.append(notifier) }
+        services += [
+            EnforcerService(enforcer: enforcer, logger: logger), CollectorService(collector: collector),
+            EngineLoop(daemon: self, logger: logger, systemd: systemd),
+        ]
+        return services
     }
 
     // MARK: - Policy
@@ -340,22 +353,21 @@ public final class Daemon {
 
     // MARK: - Ledger
 
-    /// Writes the pending ledger rows and, when use was counted or the engine asked for it, the engine's snapshot.
-    /// Without either, restoring the previous snapshot resumes the same counters: nothing counted in between.
+    /// Hands the store writer the rows counted since the last flush and, when use was counted or the engine asked
+    /// for it, the engine's snapshot, to be written in one transaction. Without either, restoring the previous
+    /// snapshot resumes the same counters: nothing counted in between.
     private func flush(at wall: Date, withSnapshot: Bool = true) {
-        do {
-            var record: EngineSnapshotRecord?
-            if withSnapshot {
-                let blob = try encoder.encode(engine.snapshot())
-                record = EngineSnapshotRecord(
-                    scope: settings.snapshotScope, version: EngineSnapshot.currentFormatVersion, blob: blob,
-                    savedAt: wall)
+        if withSnapshot {
+            do {
+                batch.snapshot = EngineSnapshotRecord(
+                    scope: settings.snapshotScope, version: EngineSnapshot.currentFormatVersion,
+                    blob: try encoder.encode(engine.snapshot()), savedAt: wall)
+            } catch {
+                logger.error("could not encode the engine snapshot", metadata: ["error": "\(error)"])
             }
-            guard record != nil || recorder.pendingCount > 0 else { return }
-            _ = try recorder.flush(snapshot: record)
-        } catch {
-            logger.error("could not write the usage ledger; will retry", metadata: ["error": "\(error)"])
         }
+        storeWriter.submit(batch)
+        batch = StoreWriter.Batch()
     }
 
     // MARK: - Enforcement

@@ -61,10 +61,10 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
         logger.info(
             "starting", metadata: ["mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",
                 "database": "\(settings.databasePath)"])
-        let service = DaemonService(daemon: daemon, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: daemon.services(logger: logger).map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

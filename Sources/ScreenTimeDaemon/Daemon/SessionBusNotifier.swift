@@ -1,80 +1,102 @@
 import Logging
 import ScreenTimeModel
+import ServiceLifecycle
+import Synchronization
 
 /// Shows warnings and shields on the daemon user's desktop through `org.freedesktop.Notifications`, and turns the
-/// shield's buttons into answers. Connects lazily and again after a failure (the desktop may start after the daemon);
-/// a notification that can't be shown is logged, and the shield holds regardless.
-public final class SessionBusNotifier: DaemonNotifier {
+/// shield's buttons into answers, as a service of its own: the engine loop queues notifications and takes answers
+/// without waiting on the bus, so a notification server that hangs can't delay a tick or a shield. Connects when
+/// the first notification comes and again after a failure (the desktop may start after the daemon); a notification
+/// that can't be shown is logged, and the shield holds regardless.
+public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
+    private enum Request: Sendable {
+        case warning(DesktopNotification)
+        case shield(DesktopNotification, limit: String)
+    }
+
     private let user: UserID
     private let address: String
-    private var logger: Logger
-    private var notifier: DesktopNotifier?
-    private var retryAfter: ContinuousClock.Instant?
-    private var shields: [NotificationID: (user: UserID, limit: String)] = [:]
+    private let logger: Logger
+    private let requests: AsyncStream<Request>
+    private let continuation: AsyncStream<Request>.Continuation
+    private let answers = Mutex<[NotificationAnswer]>([])
+    /// The limit of each shield notification on screen.
+    private let shields = Mutex<[NotificationID: String]>([:])
 
     /// Notifies `user` (the daemon's own user) on the bus at `address` (default: the user's session bus).
     public init(user: UserID, address: String? = nil, logger: Logger) {
         self.user = user
         self.address = address ?? DesktopNotifier.sessionBusAddress()
         self.logger = logger
-    }
-
-    private func connection() -> DesktopNotifier? {
-        if let notifier { return notifier }
-        if let retryAfter, ContinuousClock.now < retryAfter { return nil }
-        do {
-            notifier = try DesktopNotifier(address: address)
-        } catch {
-            logger.warning("cannot reach the session bus for notifications; retrying", metadata: ["error": "\(error)"])
-            retryAfter = .now + .seconds(10)
-        }
-        return notifier
-    }
-
-    private func show(_ notification: DesktopNotification) -> NotificationID? {
-        guard let notifier = connection() else { return nil }
-        do {
-            return try notifier.notify(notification)
-        } catch {
-            logger.warning("notification not shown", metadata: ["error": "\(error)"])
-            if error.code == .busUnavailable { self.notifier = nil }
-            return nil
-        }
+        (requests, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     public func warn(user: UserID, title: String, body: String) {
         guard user == self.user else { return }
         var warning = DesktopNotification(summary: title, body: body)
         warning.category = LimitWarningNotification.category
-        _ = show(warning)
+        continuation.yield(.warning(warning))
     }
 
     public func shield(user: UserID, limit: String, title: String, body: String, extraTimeLabel: String?) {
         guard user == self.user else { return }
         var shield = ShieldNotification(appName: limit, message: body, secondary: extraTimeLabel).notification
         shield.summary = title
-        if let id = show(shield) { shields[id] = (user, limit) }
+        continuation.yield(.shield(shield, limit: limit))
     }
 
     public func takeAnswers() -> [NotificationAnswer] {
-        guard let notifier else { return [] }
-        var answers: [NotificationAnswer] = []
-        do {
-            for event in try notifier.process() {
-                switch event {
-                case .actionInvoked(let id, let key):
-                    guard let shield = shields[id], let action = ShieldNotification.action(forKey: key) else { continue }
-                    answers.append(
-                        NotificationAnswer(
-                            user: shield.user, limit: shield.limit, choice: action == .close ? .close : .extraTime))
-                case .closed(let id, _):
-                    shields[id] = nil
+        answers.withLock { answers in
+            defer { answers = [] }
+            return answers
+        }
+    }
+
+    /// Shows what the loop queues until graceful shutdown; the notifier's own thread reports the buttons pressed.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            var notifier: DesktopNotifier?
+            var retryAfter: ContinuousClock.Instant?
+            for await request in requests.cancelOnGracefulShutdown() {
+                if notifier == nil, retryAfter.map({ ContinuousClock.now >= $0 }) ?? true {
+                    do {
+                        let connected = try DesktopNotifier(address: address)
+                        group.addTask { try? await connected.run() }
+                        group.addTask { for await event in connected.events { self.handle(event) } }
+                        notifier = connected
+                    } catch {
+                        logger.warning("cannot reach the session bus for notifications; retrying", metadata: ["error": "\(error)"])
+                        retryAfter = .now + .seconds(10)
+                    }
+                }
+                guard let connected = notifier else { continue }
+                do throws(DaemonServiceError) {
+                    switch request {
+                    case .warning(let notification):
+                        _ = try connected.notify(notification)
+                    case .shield(let notification, let limit):
+                        let id = try connected.notify(notification)
+                        shields.withLock { $0[id] = limit }
+                    }
+                } catch {
+                    logger.warning("notification not shown", metadata: ["error": "\(error)"])
+                    if error.code == .busUnavailable { notifier = nil }
                 }
             }
-        } catch {
-            logger.warning("lost the notification bus; reconnecting", metadata: ["error": "\(error)"])
-            self.notifier = nil
+            group.cancelAll()
         }
-        return answers
+    }
+
+    private func handle(_ event: NotificationEvent) {
+        switch event {
+        case .actionInvoked(let id, let key):
+            guard let limit = shields.withLock({ $0[id] }), let action = ShieldNotification.action(forKey: key) else {
+                return
+            }
+            let answer = NotificationAnswer(user: user, limit: limit, choice: action == .close ? .close : .extraTime)
+            answers.withLock { $0.append(answer) }
+        case .closed(let id, _):
+            shields.withLock { $0[id] = nil }
+        }
     }
 }

@@ -27,6 +27,8 @@ public struct DaemonServiceError: Error, Hashable, Sendable, CustomStringConvert
         public static let notificationFailed = Code(rawValue: "notification-failed")
         /// A monitor extension could not be started (missing, not executable, no pipes).
         public static let extensionStartFailed = Code(rawValue: "extension-start-failed")
+        /// The engine loop could not start (no descriptor for its wake-ups).
+        public static let loopFailed = Code(rawValue: "loop-failed")
     }
 
     /// What kind of operation failed.
