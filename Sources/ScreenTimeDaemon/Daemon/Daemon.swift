@@ -3,6 +3,7 @@ import Foundation
 import LinuxActivity
 import Logging
 import ServiceLifecycle
+import Synchronization
 import ScreenTimeEngine
 import ScreenTimeModel
 import UsageStore
@@ -43,8 +44,13 @@ public final class Daemon {
     public private(set) var wakeUp: MonotonicInstant?
     /// How many users have a shield in force.
     public var shieldedUsers: Int { shields.count }
-    /// When the last limit was reached (the instant of the engine's event), for measuring shield latency.
-    public private(set) var lastLimitReached: MonotonicInstant?
+    /// When the last limit was reached (the instant of the engine's event), for measuring shield latency from
+    /// another thread.
+    public var lastLimitReached: MonotonicInstant? {
+        let nanoseconds = limitReachedNanoseconds.load(ordering: .acquiring)
+        return nanoseconds < 0 ? nil : MonotonicInstant(nanoseconds: nanoseconds)
+    }
+    private let limitReachedNanoseconds = Atomic<Int64>(-1)
 
     /// Opens everything; nothing runs until `start(at:)`. Throws when the policy, the database or the token key can't
     /// be used (the error says which and how to fix it).
@@ -267,7 +273,7 @@ public final class Daemon {
             case .eventDidReachThreshold(_, let activity, let user):
                 guard let limit = plan.limit(for: activity) else { break }
                 logger.notice("limit reached, shielding", metadata: ["limit": "\(limit.name)", "user": "\(user)"])
-                lastLimitReached = now.monotonic
+                limitReachedNanoseconds.store(now.monotonic.nanoseconds, ordering: .releasing)
                 queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
                 let extra = plan.shieldText.extraTime.flatMap { extra -> String? in
                     (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay
