@@ -39,6 +39,8 @@ public final class Collector {
     private var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     private var terminalReaders: [UInt32: ProcessID] = [:]
     private var terminalDevices: [String: UInt32] = [:]
+    /// User names of the terminal sessions made up without logind (NSS reads `/etc/passwd` on each lookup).
+    private var userNames: [UserID: String] = [:]
     private var accounted: [ProcessID: (key: CountKey, startTime: UInt64)] = [:]
     private var processCounts: [CountKey: Int] = [:]
 
@@ -373,12 +375,13 @@ public final class Collector {
         for (key, count) in processCounts where count > 0 && key.user.rawValue != 0 {
             if case .terminal(let device) = key.scope { owners[device] = owners[device] ?? key.user }
         }
+        for user in owners.values where userNames[user] == nil { userNames[user] = Logind.userName(of: user) }
         return owners.sorted { $0.key < $1.key }.map { device, user in
             let major = (device >> 8) & 0xfff
             let minor = (device & 0xff) | ((device >> 12) & 0xfff00)
             let tty = major == 136 ? "pts/\(minor)" : major == 4 ? "tty\(minor)" : nil
             return SessionInfo(
-                id: SessionID("tty\(device)"), user: user, userName: Logind.userName(of: user), sessionClass: .user,
+                id: SessionID("tty\(device)"), user: user, userName: userNames[user] ?? "", sessionClass: .user,
                 type: .tty, state: "active", seat: nil, tty: tty, display: nil, leader: nil, remote: false,
                 desktop: nil, active: true, idleHint: false, lockedHint: false)
         }
