@@ -26,3 +26,10 @@ public struct EngineSnapshotRecord: Codable, Hashable, Sendable, FetchableRecord
     /// When it was saved.
     public var savedAt: Date { Date(millisecondsSince1970: savedAtMilliseconds) }
 }
+
+extension UsageDatabase {
+    /// The engine snapshot saved last for `scope` (`system`, or `user-UID`), if any.
+    public func snapshot(scope: String) throws -> EngineSnapshotRecord? {
+        try writer.read { db in try EngineSnapshotRecord.fetchOne(db, key: scope) }
+    }
+}

@@ -135,7 +135,7 @@ public struct UsageRecorder: Sendable {
 
     /// The latest snapshot saved for `scope`, if any.
     public func loadSnapshot(scope: String) throws -> EngineSnapshotRecord? {
-        try database.writer.read { db in try EngineSnapshotRecord.fetchOne(db, key: scope) }
+        try database.snapshot(scope: scope)
     }
 
     private static func sessionRow(_ db: Database, bootID: String, session: SessionID, user: UserID) throws -> Int64 {

@@ -78,7 +78,7 @@ public final class Daemon {
     /// Restores the engine from the last snapshot (or starts fresh), releases what a crashed run left frozen,
     /// loads the policy and starts monitoring it.
     public func start(at now: Now) throws {
-        if let record = try database.writer.read({ try EngineSnapshotRecord.fetchOne($0, key: settings.snapshotScope) }),
+        if let record = try database.snapshot(scope: settings.snapshotScope),
             let snapshot = try? JSONDecoder().decode(EngineSnapshot.self, from: record.blob)
         {
             engine = ActivityEngine(restoring: snapshot)
