@@ -130,6 +130,38 @@ import Testing
         #expect(changes.removed.contains { $0.pid == ProcessID(pid) })
     }
 
+    @Test func theTableIndexesProcessesByOwner() throws {
+        let pid = try spawn(["/bin/sleep", "600"])
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.refresh()
+        let owner = UserID(getuid())
+        #expect(table.processIDsByUser[owner]?.contains(ProcessID(pid)) == true)
+        #expect(table.processIDsByUser.values.reduce(0) { $0 + $1.count } == table.entries.count)
+        stop([pid])
+        table.refresh()
+        #expect(table.processIDsByUser[owner]?.contains(ProcessID(pid)) != true)
+    }
+
+    @Test func aStatKeptOpenFollowsItsProcessAndFailsOnceItExited() throws {
+        let pid = try spawn(["/bin/sleep", "600"])
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.refresh()
+        let first = try #require(table.currentStat(of: ProcessID(pid), keepingOpen: true))
+        let again = try #require(table.currentStat(of: ProcessID(pid), keepingOpen: true))
+        #expect(first.startTime == again.startTime)
+        kill(pid, SIGSTOP)
+        var state = again.state
+        for _ in 0..<50 where state != "T" {
+            usleep(10_000)
+            state = table.currentStat(of: ProcessID(pid), keepingOpen: true)?.state ?? "?"
+        }
+        #expect(state == "T")
+        stop([pid])
+        #expect(table.currentStat(of: ProcessID(pid), keepingOpen: true) == nil)
+    }
+
     @Test func processEventsReportForksAndExitsLikeAListingDoes() throws {
         guard getuid() == 0 || ProcessEvents.open() != nil else {
             print("skipped: proc connector events need root or Linux 6.6 in the initial namespaces")
@@ -156,6 +188,29 @@ import Testing
             removed = table.refresh().removed.contains { $0.pid == ProcessID(pid) }
         }
         #expect(removed)
+    }
+
+    @Test func withProcessEventsAnExecIsReadAgainByTheNextRefresh() throws {
+        let table = ProcessTable()
+        table.refresh()
+        guard table.followsProcessEvents else {
+            print("skipped: proc connector events unavailable here")
+            return
+        }
+        let pid = try spawn(["/bin/sh", "-c", "sleep 0.3; exec /bin/sleep 600"])
+        defer { stop([pid]) }
+        for _ in 0..<50 where table.entries[ProcessID(pid)] == nil {
+            usleep(20_000)
+            table.refresh()
+        }
+        #expect(table.verify(ProcessID(pid))?.executable != "/usr/bin/sleep")
+        var readAgain = false
+        for _ in 0..<100 where !readAgain {
+            usleep(20_000)
+            readAgain = table.refresh().added.contains(ProcessID(pid))
+        }
+        #expect(readAgain)
+        #expect(table.verify(ProcessID(pid))?.executable == "/usr/bin/sleep")
     }
 }
 

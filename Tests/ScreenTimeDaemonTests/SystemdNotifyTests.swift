@@ -75,29 +75,4 @@ struct SystemdNotifyTests {
             _ = environment
         }
     }
-
-    @Test("the watchdog service pings repeatedly and ends on graceful shutdown of its group")
-    func watchdogService() async throws {
-        let listener = try NotifySocketListener()
-        let logger = Logger(label: "test.watchdog")
-        let service = WatchdogService(interval: .milliseconds(100), logger: logger)
-        let group = ServiceGroup(
-            services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            for _ in 0..<3 { #expect(listener.receive() == "WATCHDOG=1") }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
-    }
-
-    @Test("the watchdog service ends when its task is cancelled")
-    func watchdogCancellation() async throws {
-        let listener = try NotifySocketListener()
-        let service = WatchdogService(interval: .seconds(3600), logger: Logger(label: "test.watchdog"))
-        let task = Task { try await service.run() }
-        #expect(listener.receive() == "WATCHDOG=1")
-        task.cancel()
-        try await task.value
-    }
 }

@@ -199,8 +199,9 @@ public final class Collector {
         let catalog = catalog(for: session.user)
         let running = counts.map { id, count in
             let label = catalog.label(for: id)
-            return RunningApp(id: id, name: label.name, token: label.token, category: label.category, processCount: count)
-        }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+            let app = RunningApp(id: id, name: label.name, token: label.token, category: label.category, processCount: count)
+            return (key: label.name.lowercased(), app: app)
+        }.sorted { ($0.key, $0.app.id) < ($1.key, $1.app.id) }.map(\.app)
 
         var focus = FocusKind.fallback
         var focusSourceName = "none"
@@ -321,7 +322,9 @@ public final class Collector {
     private func terminalForeground(tty: String, catalog: AppCatalog) -> AppInUse? {
         guard let device = terminalDevice(tty) else { return nil }
         var stat: ProcessStat?
-        if let reader = terminalReaders[device], let current = table.currentStat(of: reader), current.terminal == device {
+        if let reader = terminalReaders[device], let current = table.currentStat(of: reader, keepingOpen: true),
+            current.terminal == device
+        {
             stat = current
         } else {
             terminalReaders[device] = nil
@@ -335,7 +338,8 @@ public final class Collector {
         }
         guard let stat, stat.terminalForegroundGroup > 0 else { return nil }
         let groupID = stat.terminalForegroundGroup
-        var leader = table.verify(ProcessID(groupID))
+        // The process read is usually the foreground group's leader itself: its stat was just read.
+        var leader = table.verify(ProcessID(groupID), stat: stat.pid.rawValue == groupID ? stat : nil)
         if leader == nil {
             table.refresh()
             leader = table.entries.values.filter { $0.stat.processGroup == groupID }.min { $0.pid < $1.pid }

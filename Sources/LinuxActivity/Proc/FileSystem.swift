@@ -25,6 +25,18 @@ enum FileSystem {
         }
     }
 
+    /// Reads an open procfs file from its start with one `pread(2)` (procfs makes the whole text at once), into
+    /// `buffer`, and returns the byte count, or nil when the read fails (`ESRCH`: the process has exited).
+    static func read(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int? {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in Glibc.pread(descriptor, raw.baseAddress!, raw.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count < buffer.count { return count }
+            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+        }
+    }
+
     /// Reads a whole file as bytes, or nil.
     static func readBytes(_ path: String) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 4096)

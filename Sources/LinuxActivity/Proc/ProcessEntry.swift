@@ -16,6 +16,8 @@ public struct ProcessEntry: Sendable {
     public var app: ResolvedApp?
     /// Bookkeeping for the table's sweep.
     var generation: UInt32
+    /// The table's count of lost proc connector events when this entry was read or last checked.
+    var eventGaps: UInt32
 
     public var pid: ProcessID { stat.pid }
     public var identity: ProcessIdentity { stat.identity }

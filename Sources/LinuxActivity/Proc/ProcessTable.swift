@@ -10,6 +10,9 @@ public final class ProcessTable {
     /// The procfs mount (`/proc`), by path so tests can point elsewhere.
     public let procRoot: String
     public private(set) var entries: [ProcessID: ProcessEntry] = [:]
+    /// The pids of `entries` by owner, so that a caller interested in one user (the enforcer) doesn't walk the whole
+    /// table.
+    public private(set) var processIDsByUser: [UserID: Set<ProcessID>] = [:]
     private var generation: UInt32 = 0
     private var buffer = [UInt8](repeating: 0, count: 4096)
     private var newPIDs: [Int32] = []
@@ -54,6 +57,7 @@ public final class ProcessTable {
         switch events.drain() {
         case .overflow:
             refreshesSinceScan = 0
+            eventGaps &+= 1
             return scan()
         case .events(let batch):
             var changes = Changes()
@@ -69,12 +73,12 @@ public final class ProcessTable {
                     break
                 case .exit(let pid):
                     pending.remove(pid)
-                    if let entry = entries.removeValue(forKey: pid) { changes.removed.append(entry) }
+                    if let entry = remove(pid) { changes.removed.append(entry) }
                 }
             }
             var fresh: [ProcessEntry] = []
             for pid in pending {
-                if let old = entries.removeValue(forKey: pid) { changes.removed.append(old) }
+                if let old = remove(pid) { changes.removed.append(old) }
                 if var entry = readEntry(pid) {
                     entry.generation = generation
                     fresh.append(entry)
@@ -96,6 +100,9 @@ public final class ProcessTable {
     private var carried = Changes()
     private var eventsTried = false
     private var refreshesSinceScan = 0
+    /// How many times proc connector events were lost (an overflow); an entry read before the last loss may have
+    /// executed another program unseen.
+    private var eventGaps: UInt32 = 0
 
     /// Lists the procfs directory, reads new processes and forgets vanished ones.
     private func scan() -> Changes {
@@ -113,7 +120,7 @@ public final class ProcessTable {
         var changes = Changes()
         for (pid, entry) in entries where entry.generation != current {
             changes.removed.append(entry)
-            entries[pid] = nil
+            remove(pid)
         }
         var fresh: [ProcessEntry] = []
         for pid in newPIDs {
@@ -128,40 +135,83 @@ public final class ProcessTable {
 
     private func insert(_ fresh: [ProcessEntry], into changes: inout Changes) {
         for entry in fresh.sorted(by: { ($0.stat.startTime, $0.pid) < ($1.stat.startTime, $1.pid) }) {
-            entries[entry.pid] = entry
+            store(entry)
             changes.added.append(entry.pid)
         }
     }
 
     /// Re-reads `/proc/PID/stat` now (fresh state, foreground group). Nil when the process is gone.
-    public func currentStat(of pid: ProcessID) -> ProcessStat? {
-        let path = "\(procRoot)/\(pid.rawValue)/stat"
-        guard let count = path.withCString({ FileSystem.read($0, into: &buffer) }) else { return nil }
+    ///
+    /// With `keepingOpen`, for the few processes read at every tick, the file stays open and is read again with
+    /// `pread(2)`: one system call instead of three. An open `stat` belongs to its process: once that one has exited
+    /// the read fails, even if the pid was reused.
+    public func currentStat(of pid: ProcessID, keepingOpen: Bool = false) -> ProcessStat? {
+        guard keepingOpen else {
+            let path = "\(procRoot)/\(pid.rawValue)/stat"
+            guard let count = path.withCString({ FileSystem.read($0, into: &buffer) }) else { return nil }
+            return ProcessStat(parsing: buffer[..<count])
+        }
+        if statFiles[pid] == nil {
+            if statFiles.count >= Self.openStatLimit { closeStatFiles() }
+            let descriptor = open("\(procRoot)/\(pid.rawValue)/stat", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            statFiles[pid] = descriptor
+        }
+        guard let descriptor = statFiles[pid], let count = FileSystem.read(descriptor, into: &buffer) else {
+            closeStatFile(pid)
+            return nil
+        }
         return ProcessStat(parsing: buffer[..<count])
     }
 
+    /// At most this many `stat` files are kept open (a handful of terminals and windows in front).
+    private static let openStatLimit = 32
+    private var statFiles: [ProcessID: Int32] = [:]
+
+    private func closeStatFile(_ pid: ProcessID) {
+        if let descriptor = statFiles.removeValue(forKey: pid) { close(descriptor) }
+    }
+
+    private func closeStatFiles() {
+        for descriptor in statFiles.values { close(descriptor) }
+        statFiles.removeAll()
+    }
+
+    deinit { closeStatFiles() }
+
     /// Checks that the process known under `pid` is still the same one (start time unchanged) and that it has not
     /// executed another program since it was read; re-reads it otherwise. Returns the current entry, or nil when the
-    /// pid is gone. Call it for the few processes that matter each tick (the foreground ones).
-    public func verify(_ pid: ProcessID) -> ProcessEntry? {
+    /// pid is gone. Call it for the few processes that matter each tick (the foreground ones); `stat` is the process's
+    /// `stat` when the caller has just read it.
+    ///
+    /// A program executed since the last refresh is noticed by the next one when the kernel reports executions (proc
+    /// connector events); `/proc/PID/exe` is compared only without them, or when events were lost since the entry was
+    /// read.
+    public func verify(_ pid: ProcessID, stat fresh: ProcessStat? = nil) -> ProcessEntry? {
         guard let known = entries[pid] else { return nil }
-        guard let stat = currentStat(of: pid) else {
-            entries[pid] = nil
+        guard let stat = fresh ?? currentStat(of: pid, keepingOpen: true) else {
+            remove(pid)
             carried.removed.append(known)
             return nil
         }
-        let executable = Self.executable(procRoot: procRoot, pid: pid)
-        if stat.startTime == known.stat.startTime, executable == known.executable {
-            entries[pid]!.stat = stat
-            return entries[pid]
+        if stat.startTime == known.stat.startTime {
+            if events != nil, known.eventGaps == eventGaps {
+                entries[pid]!.stat = stat
+                return entries[pid]
+            }
+            if Self.executable(procRoot: procRoot, pid: pid) == known.executable {
+                entries[pid]!.stat = stat
+                entries[pid]!.eventGaps = eventGaps
+                return entries[pid]
+            }
         }
         carried.removed.append(known)
         guard var entry = readEntry(pid) else {
-            entries[pid] = nil
+            remove(pid)
             return nil
         }
         entry.generation = known.generation
-        entries[pid] = entry
+        store(entry)
         carried.added.append(pid)
         return entry
     }
@@ -169,13 +219,29 @@ public final class ProcessTable {
     /// Stores the resolved app of a process.
     public func setApp(_ app: ResolvedApp, for pid: ProcessID) { entries[pid]?.app = app }
 
+    private func store(_ entry: ProcessEntry) {
+        if let old = entries.updateValue(entry, forKey: entry.pid), old.user != entry.user {
+            processIDsByUser[old.user]?.remove(entry.pid)
+        }
+        processIDsByUser[entry.user, default: []].insert(entry.pid)
+    }
+
+    @discardableResult
+    private func remove(_ pid: ProcessID) -> ProcessEntry? {
+        closeStatFile(pid)
+        guard let entry = entries.removeValue(forKey: pid) else { return nil }
+        processIDsByUser[entry.user]?.remove(pid)
+        if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
+        return entry
+    }
+
     private func readEntry(_ pid: ProcessID) -> ProcessEntry? {
         let directory = "\(procRoot)/\(pid.rawValue)"
         guard let stat = currentStat(of: pid), let status = FileSystem.status(directory) else { return nil }
         if stat.pid.rawValue == 2 || stat.parent.rawValue == 2 {
             return ProcessEntry(
                 stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
-                generation: 0)
+                generation: 0, eventGaps: eventGaps)
         }
         let executable = Self.executable(procRoot: procRoot, pid: pid)
         // The command line matters only for interpreters (their script is the program) and when the executable
@@ -195,7 +261,7 @@ public final class ProcessTable {
         }
         return ProcessEntry(
             stat: stat, user: UserID(status.st_uid), executable: executable, arguments: arguments,
-            controlGroup: controlGroup, app: nil, generation: 0)
+            controlGroup: controlGroup, app: nil, generation: 0, eventGaps: eventGaps)
     }
 
     static func executable(procRoot: String, pid: ProcessID) -> String? {
