@@ -95,3 +95,38 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
 }
 
 int clinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+#include <link.h>
+#include <malloc.h>
+#include <sys/mman.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+static int release_segments(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    if (info->dlpi_name != NULL && strstr(info->dlpi_name, "linux-vdso") != NULL) return 0;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    long long *advised = data;
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_LOAD) continue;
+        /* Only whole pages of this segment: a page it shares with a neighbour is left alone. */
+        uintptr_t start = (info->dlpi_addr + header->p_vaddr + page - 1) & ~(page - 1);
+        uintptr_t end = (info->dlpi_addr + header->p_vaddr + header->p_memsz) & ~(page - 1);
+        if (end <= start) continue;
+        /* Never-writable pages are the file's own: dropping them loses nothing. Writable ones may hold data written
+           since (relocations, globals): those are only offered to reclaim, which keeps written pages. */
+        int advice = (header->p_flags & PF_W) ? MADV_PAGEOUT : MADV_DONTNEED;
+        if (madvise((void *)start, end - start, advice) == 0) *advised += (long long)(end - start);
+    }
+    return 0;
+}
+
+long long clinux_release_unused_pages(void) {
+    long long advised = 0;
+    dl_iterate_phdr(release_segments, &advised);
+    malloc_trim(0);
+    return advised;
+}

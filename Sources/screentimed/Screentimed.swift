@@ -4,6 +4,7 @@ import ScreenTimeDaemon
 @main
 enum Screentimed {
     static func main() async {
+        try? SingleThreadExecutor.install()
         await ScreenTimeDaemonCommand.main()
     }
 }

@@ -50,4 +50,17 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
 
 /* Names the calling thread (prctl(2) PR_SET_NAME; the kernel keeps 15 bytes). Returns 0 or -1 with errno set. */
 int clinux_set_thread_name(const char *name);
+/* Gives back the memory that start-up touched and the work since doesn't use: the process's mappings of its
+   executable's and libraries' never-writable pages (code, read-only data: PT_LOAD segments without PF_W, as
+   dl_iterate_phdr(3) lists them) are dropped with madvise(MADV_DONTNEED), their writable segments are offered to
+   reclaim (MADV_PAGEOUT: clean pages go, written ones stay), and malloc(3)'s free memory is returned (malloc_trim).
+   Nothing is lost: a page touched again is mapped again from the file. Returns the
+   bytes of mappings advised. */
+long long clinux_release_unused_pages(void);
+/* Runs the jobs of Swift concurrency's global executor (tasks and their continuations) on one thread of its own,
+   named "async", through the runtime's enqueue hook, instead of libdispatch's worker threads: once one of those has
+   run, libdispatch's pool monitor wakes the process every second, forever. Call it once, before any task is
+   created; from then on jobs run one at a time, in order, and one that blocks delays the others. (`Task.sleep`
+   still waits on libdispatch's timers.) Returns 0 or an errno value. */
+int clinux_install_single_thread_executor(void);
 #endif

@@ -24,19 +24,34 @@ public enum Clocks {
     }
 }
 
-/// The system time zone, re-read when `/etc/localtime` changes (Foundation caches `TimeZone.current`).
+/// The system time zone, read once and again when `/etc/localtime` changed (Foundation caches `TimeZone.current`).
+/// The engine loop calls `checkForChange()` when `/etc` reports a change of the file.
 enum SystemTimeZone {
-    private static let cache = Mutex<(stamp: FileStamp?, zone: TimeZone)>((nil, TimeZone.current))
+    static let path = "/etc/localtime"
+    private static let cache = Mutex<(stamp: FileStamp?, zone: TimeZone)?>(nil)
 
     static func current() -> TimeZone {
-        let stamp = FileStamp(path: "/etc/localtime")
-        return cache.withLock { cached in
-            if stamp != cached.stamp {
-                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime")) ?? ""
-                let identifier = target.components(separatedBy: "zoneinfo/").last ?? ""
-                cached = (stamp, TimeZone(identifier: identifier) ?? TimeZone(identifier: ProcessInfo.processInfo.environment["TZ"] ?? "") ?? TimeZone.current)
-            }
-            return cached.zone
+        cache.withLock { cached in
+            if let cached { return cached.zone }
+            let read = (FileStamp(path: path), zone())
+            cached = read
+            return read.1
         }
+    }
+
+    /// Reads the zone again if the file's stamp changed since it was read.
+    static func checkForChange() {
+        let stamp = FileStamp(path: path)
+        cache.withLock { cached in
+            if let cached, cached.stamp == stamp { return }
+            cached = (stamp, zone())
+        }
+    }
+
+    private static func zone() -> TimeZone {
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? ""
+        let identifier = target.components(separatedBy: "zoneinfo/").last ?? ""
+        return TimeZone(identifier: identifier) ?? TimeZone(identifier: ProcessInfo.processInfo.environment["TZ"] ?? "")
+            ?? TimeZone.current
     }
 }

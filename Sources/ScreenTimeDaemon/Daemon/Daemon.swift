@@ -114,10 +114,18 @@ public final class Daemon {
         }
     }
 
+    /// Reloads the policy if its file changed since it was last read (edited, replaced or removed); the engine loop
+    /// calls it when the file's directory reports a change. Returns whether it read the file.
+    @discardableResult
+    public func reloadIfPolicyChanged(at now: Now) -> Bool {
+        guard let stamp = FileStamp(path: settings.policyPath), stamp != policyStamp else { return false }
+        reload(at: now)
+        return true
+    }
+
     /// One tick: sample, count, decide, record, enforce. Returns the instant the loop should wake at the latest.
     public func tick(at now: Now) {
         detectClockChanges(at: now)
-        if let stamp = FileStamp(path: settings.policyPath), stamp != policyStamp { reload(at: now) }
         let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
         let snapshot = collector.tick(now: monotonic, wallNow: now.wallClock.secondsSince1970)
         // A shielded app is frozen or stopped behind its shield: time in front of it is not use.
@@ -382,17 +390,18 @@ public final class Daemon {
         guard !shields.isEmpty || !enforcer.held.isEmpty else { return }
         var desired: [AppID: ShieldMode] = [:]
         var observed: [AppID: [ObservedProcess]] = [:]
-        // Usually one user is shielded: a linear search beats hashing a uid for each of a thousand processes.
-        let shielded = Array(shields)
-        for entry in collector.table.entries.values {
-            guard let app = entry.app, let shield = shielded.first(where: { $0.key == entry.user })?.value else {
-                continue
+        let table = collector.table
+        for (user, shield) in shields {
+            let catalog = collector.catalog(for: user)
+            for pid in table.processIDsByUser[user] ?? [] {
+                guard let entry = table.entries[pid], let app = entry.app else { continue }
+                let label = catalog.label(for: app.id)
+                guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
+                desired[app.id] =
+                    closeRequested.contains(app.id) ? .terminate(grace: .seconds(5)) : plan.mode(for: label.token)
+                let cgroup = entry.controlGroup.map { CgroupPath($0.path) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+                observed[app.id, default: []].append(ObservedProcess(entry.identity, ownCgroup: cgroup))
             }
-            let label = collector.catalog(for: entry.user).label(for: app.id)
-            guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
-            desired[app.id] = closeRequested.contains(app.id) ? .terminate(grace: .seconds(5)) : plan.mode(for: label.token)
-            let cgroup = entry.controlGroup.map { CgroupPath($0.path) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-            observed[app.id, default: []].append(ObservedProcess(entry.identity, ownCgroup: cgroup))
         }
         closeRequested = closeRequested.filter { desired[$0] != nil }
         let instant = ContinuousClock.now

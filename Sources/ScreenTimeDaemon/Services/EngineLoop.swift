@@ -1,9 +1,11 @@
+import CLinux
 import Enforcement
 import Glibc
 import LinuxActivity
 import Logging
 import ScreenTimeEngine
 import ServiceLifecycle
+import SystemPackage
 import Synchronization
 import UnixSignals
 
@@ -76,15 +78,28 @@ public final class EngineLoop: Service, @unchecked Sendable {
         }
         var lastStatus = ""
         let feedsWatchdog = systemd.watchdogInterval() != nil
+        let files = FileChanges(policyPath: daemon.settings.policyPath, logger: logger)
         var nextTick = Clocks.monotonic()
+        var filesReported = false
+        // Start-up, reloads and rare events touch much that ticks don't (Foundation's and ICU's set-up, the policy
+        // parser, the migrations, a first shield): given back some ticks after a start or a reload, then every few
+        // minutes, so that what stays resident is what the daemon uses now.
+        var ticksUntilRelease = Self.ticksBeforeRelease
         while !thread.isStopping {
-            let now = Clocks.now()
+            var now = Clocks.now()
             if reloadRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 logger.info("SIGHUP: reloading the policy")
                 _ = try? systemd.reloading()
                 daemon.reload(at: now)
                 _ = try? systemd.ready()
+                ticksUntilRelease = Self.ticksBeforeRelease
             }
+            let changed = files.changes(reported: filesReported)
+            if changed.timeZone {
+                SystemTimeZone.checkForChange()
+                now = Clocks.now()
+            }
+            if changed.policy, daemon.reloadIfPolicyChanged(at: now) { ticksUntilRelease = Self.ticksBeforeRelease }
             let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
             if monotonic >= nextTick {
                 daemon.tick(at: now)
@@ -94,6 +109,12 @@ public final class EngineLoop: Service, @unchecked Sendable {
                     _ = try? systemd.status(status)
                     lastStatus = status
                 }
+                ticksUntilRelease -= 1
+                if ticksUntilRelease == 0 {
+                    ticksUntilRelease = Self.ticksBetweenReleases
+                    let advised = clinux_release_unused_pages()
+                    logger.debug("released memory the loop doesn't use", metadata: ["advised bytes": "\(advised)"])
+                }
                 nextTick += daemon.settings.tickInterval
                 // After a stall or suspend, start again from now rather than catching up tick by tick.
                 if nextTick < monotonic { nextTick = monotonic + daemon.settings.tickInterval }
@@ -102,23 +123,63 @@ public final class EngineLoop: Service, @unchecked Sendable {
             }
             var deadline = nextTick
             if let wakeUp = daemon.wakeUp { deadline = min(deadline, .nanoseconds(wakeUp.nanoseconds)) }
-            wait(until: deadline, on: thread.wakeup)
+            filesReported = wait(until: deadline, on: thread.wakeup, files: files)
         }
     }
 
-    /// Sleeps until `deadline` (monotonic) or until the wake-up descriptor is signalled. The timeout is rounded up to
-    /// the millisecond, so the loop never wakes before an instant the engine asked for.
-    private func wait(until deadline: Duration, on wakeup: WakeupDescriptor) {
+    /// Sleeps until `deadline` (monotonic), until the wake-up descriptor is signalled or until a watched file
+    /// changes. The timeout is rounded up to the millisecond, so the loop never wakes before an instant the engine
+    /// asked for. Returns whether the file watch has events to read.
+    private func wait(until deadline: Duration, on wakeup: WakeupDescriptor, files: FileChanges) -> Bool {
         let pause = deadline - Clocks.monotonic()
-        guard pause > .zero else { return }
+        guard pause > .zero else { return false }
         let (seconds, attoseconds) = pause.components
         let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        var entry = pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)
-        if poll(&entry, 1, milliseconds) > 0 { wakeup.drain() }
+        var entries = [pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)]
+        if let descriptor = files.fileDescriptor {
+            entries.append(pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0))
+        }
+        guard poll(&entries, nfds_t(entries.count), milliseconds) > 0 else { return false }
+        if entries[0].revents != 0 { wakeup.drain() }
+        return entries.count > 1 && entries[1].revents != 0
     }
+
+    private static let ticksBeforeRelease = 10
+    private static let ticksBetweenReleases = 600
 
     private func status() -> String {
         "\(daemon.plan.limits.count) limits, \(daemon.plan.downtimeShields.count) downtimes, "
             + "\(daemon.shieldedUsers) users shielded"
     }
 }
+
+/// The files whose change the loop acts on, `/etc/localtime` and the policy: watched through `inotify(7)` so that a
+/// tick reads neither while they don't change; a file whose directory can't be watched (the policy's directory may
+/// not exist yet) is checked at each pass instead.
+private final class FileChanges {
+    private let watch: FileWatch?
+    private let policyPath: String
+
+    init(policyPath: String, logger: Logger) {
+        self.policyPath = policyPath
+        do {
+            watch = try FileWatch(paths: [SystemTimeZone.path, policyPath])
+        } catch {
+            logger.warning("cannot watch files; the policy and the time zone are checked at each tick", metadata: ["error": "\(error)"])
+            watch = nil
+        }
+    }
+
+    var fileDescriptor: FileDescriptor? { watch?.fileDescriptor }
+
+    /// What may have changed since the last call; `reported` says whether the watch's descriptor was found readable.
+    func changes(reported: Bool) -> (timeZone: Bool, policy: Bool) {
+        guard let watch else { return (true, true) }
+        let changed = reported ? watch.changes() : []
+        return (
+            changed.contains(SystemTimeZone.path) || watch.unwatched.contains(SystemTimeZone.path),
+            changed.contains(policyPath) || watch.unwatched.contains(policyPath)
+        )
+    }
+}
+

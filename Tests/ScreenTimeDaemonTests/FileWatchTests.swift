@@ -1,0 +1,47 @@
+import Glibc
+import Testing
+
+@testable import ScreenTimeDaemon
+
+@Suite struct FileWatchTests {
+    @Test("edits, replacements and removals of a watched file are reported; other files and quiet times are not")
+    func reportsChangesOfWatchedFiles() throws {
+        let directory = "/tmp/st-filewatch-\(getpid())"
+        mkdir(directory, 0o755)
+        defer {
+            for name in ["policy.toml", "other", "policy.toml.new"] { unlink("\(directory)/\(name)") }
+            rmdir(directory)
+        }
+        let policy = "\(directory)/policy.toml"
+        try write("a", to: policy)
+        let watch = try FileWatch(paths: [policy, "/nonexistent-\(getpid())/file"])
+        #expect(watch.unwatched == ["/nonexistent-\(getpid())/file"])
+        #expect(watch.changes().isEmpty)
+
+        try write("b", to: policy)
+        #expect(watch.changes() == [policy])
+        #expect(watch.changes().isEmpty)
+
+        try write("c", to: "\(directory)/other")
+        #expect(watch.changes().isEmpty)
+
+        // Replaced by a rename, as editors save.
+        try write("d", to: "\(directory)/policy.toml.new")
+        rename("\(directory)/policy.toml.new", policy)
+        #expect(watch.changes() == [policy])
+
+        unlink(policy)
+        #expect(watch.changes() == [policy])
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        guard let file = fopen(path, "w") else { throw Errno(errno) }
+        fputs(text, file)
+        fclose(file)
+    }
+
+    private struct Errno: Error {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
+    }
+}
