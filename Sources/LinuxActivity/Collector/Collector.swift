@@ -42,7 +42,14 @@ public final class Collector {
     /// User names of the terminal sessions made up without logind (NSS reads `/etc/passwd` on each lookup).
     private var userNames: [UserID: String] = [:]
     private var accounted: [ProcessID: (key: CountKey, startTime: UInt64)] = [:]
-    private var processCounts: [CountKey: Int] = [:]
+    private var processCounts: [CountKey: Int] = [:] {
+        didSet { countsVersion &+= 1 }
+    }
+    /// Bumped at each change of `processCounts`: what is derived from the counts alone is kept until it changes.
+    private var countsVersion: UInt64 = 0
+    private var membersCache: (version: UInt64, members: [MembershipScope: [UserID: [AppID: Int]]])?
+    private var terminalSessionsCache: (version: UInt64, sessions: [SessionInfo])?
+    private var runningAppsCache: [SessionID: (counts: [AppID: Int], apps: [RunningApp])] = [:]
 
     public init(configuration: Configuration = Configuration(), tokenizer: Tokenizer) {
         self.configuration = configuration
@@ -97,12 +104,15 @@ public final class Collector {
             source.close()
             focusSources[id] = nil
         }
-        focusProblems = focusProblems.filter { live.contains($0.key) }
-
-        var members: [MembershipScope: [UserID: [AppID: Int]]] = [:]
-        for (key, count) in processCounts where count > 0 {
-            members[key.scope, default: [:]][key.user, default: [:]][key.app] = count
+        // Forgotten only when a session ended, so that a steady tick allocates no new tables.
+        if focusProblems.keys.contains(where: { !live.contains($0) }) {
+            focusProblems = focusProblems.filter { live.contains($0.key) }
         }
+        if runningAppsCache.keys.contains(where: { !live.contains($0) }) {
+            runningAppsCache = runningAppsCache.filter { live.contains($0.key) }
+        }
+
+        let members = self.members()
         let appOwners = userManagerSessions(sessions)
         var activities: [SessionActivity] = []
         var samples: [UsageSample] = []
@@ -130,6 +140,17 @@ public final class Collector {
                 UsageSample(user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses))
         }
         return ActivitySnapshot(logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
+    }
+
+    /// The running-app counts by where they count, then user.
+    private func members() -> [MembershipScope: [UserID: [AppID: Int]]] {
+        if let cached = membersCache, cached.version == countsVersion { return cached.members }
+        var members: [MembershipScope: [UserID: [AppID: Int]]] = [:]
+        for (key, count) in processCounts where count > 0 {
+            members[key.scope, default: [:]][key.user, default: [:]][key.app] = count
+        }
+        membersCache = (countsVersion, members)
+        return members
     }
 
     /// Where a process's app is counted: a logind session's scope, a user manager's apps (shown in the user's main
@@ -197,11 +218,18 @@ public final class Collector {
         _ session: SessionInfo, appCounts counts: [AppID: Int], now: Duration, wallNow: Int64
     ) -> SessionActivity {
         let catalog = catalog(for: session.user)
-        let running = counts.map { id, count in
-            let label = catalog.label(for: id)
-            let app = RunningApp(id: id, name: label.name, token: label.token, category: label.category, processCount: count)
-            return (key: label.name.lowercased(), app: app)
-        }.sorted { ($0.key, $0.app.id) < ($1.key, $1.app.id) }.map(\.app)
+        let running: [RunningApp]
+        if let cached = runningAppsCache[session.id], cached.counts == counts {
+            running = cached.apps
+        } else {
+            running = counts.map { id, count in
+                let label = catalog.label(for: id)
+                let app = RunningApp(
+                    id: id, name: label.name, token: label.token, category: label.category, processCount: count)
+                return (key: label.name.lowercased(), app: app)
+            }.sorted { ($0.key, $0.app.id) < ($1.key, $1.app.id) }.map(\.app)
+            runningAppsCache[session.id] = (counts, running)
+        }
 
         var focus = FocusKind.fallback
         var focusSourceName = "none"
@@ -375,12 +403,13 @@ public final class Collector {
 
     /// Without logind: one pseudo-session per terminal that user processes hold, named `ttyN` by device number.
     private func terminalSessions() -> [SessionInfo] {
+        if let cached = terminalSessionsCache, cached.version == countsVersion { return cached.sessions }
         var owners: [UInt32: UserID] = [:]
         for (key, count) in processCounts where count > 0 && key.user.rawValue != 0 {
             if case .terminal(let device) = key.scope { owners[device] = owners[device] ?? key.user }
         }
         for user in owners.values where userNames[user] == nil { userNames[user] = Logind.userName(of: user) }
-        return owners.sorted { $0.key < $1.key }.map { device, user in
+        let sessions = owners.sorted { $0.key < $1.key }.map { device, user in
             let major = (device >> 8) & 0xfff
             let minor = (device & 0xff) | ((device >> 12) & 0xfff00)
             let tty = major == 136 ? "pts/\(minor)" : major == 4 ? "tty\(minor)" : nil
@@ -389,5 +418,7 @@ public final class Collector {
                 type: .tty, state: "active", seat: nil, tty: tty, display: nil, leader: nil, remote: false,
                 desktop: nil, active: true, idleHint: false, lockedHint: false)
         }
+        terminalSessionsCache = (countsVersion, sessions)
+        return sessions
     }
 }
