@@ -68,7 +68,6 @@ let package = Package(
                 "ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity", "Enforcement", "UsageStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -130,3 +130,31 @@ long long clinux_release_unused_pages(void) {
     malloc_trim(0);
     return advised;
 }
+
+static volatile int hangup_descriptor = -1;
+static volatile sig_atomic_t hangup_pending;
+
+static void on_hangup(int signal) {
+    (void)signal;
+    __atomic_store_n(&hangup_pending, 1, __ATOMIC_SEQ_CST);
+    int descriptor = hangup_descriptor;
+    if (descriptor >= 0) {
+        int saved = errno;
+        char byte = 1;
+        ssize_t written = write(descriptor, &byte, 1);
+        (void)written;
+        errno = saved;
+    }
+}
+
+int clinux_trap_sighup(int descriptor) {
+    hangup_descriptor = descriptor;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = on_hangup;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(SIGHUP, &action, NULL);
+}
+
+int clinux_take_sighup(void) { return __atomic_exchange_n(&hangup_pending, 0, __ATOMIC_SEQ_CST); }

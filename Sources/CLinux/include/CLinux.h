@@ -63,4 +63,11 @@ long long clinux_release_unused_pages(void);
    created; from then on jobs run one at a time, in order, and one that blocks delays the others. (`Task.sleep`
    still waits on libdispatch's timers.) Returns 0 or an errno value. */
 int clinux_install_single_thread_executor(void);
+/* SIGHUP without a thread of its own: the handler records it and writes a byte to `descriptor` (a pipe's non-blocking
+   write end that the loop polls; -1 for none), so that the loop wakes and calls clinux_take_sighup(). Call it again
+   with -1 before closing that pipe. Returns 0 or -1 with errno set (sigaction(2)). */
+int clinux_trap_sighup(int descriptor);
+
+/* Whether SIGHUP arrived since the last call. */
+int clinux_take_sighup(void);
 #endif

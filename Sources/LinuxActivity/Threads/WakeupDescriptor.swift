@@ -39,6 +39,9 @@ public final class WakeupDescriptor: Sendable {
         _ = write(writeEnd.rawValue, &byte, 1)
     }
 
+    /// The write end, for a signal handler that wakes the waiting thread (`write(2)` is async-signal-safe).
+    public var signallingDescriptor: FileDescriptor { writeEnd }
+
     /// Empties the pipe so that the next `poll(2)` blocks again.
     ///
     /// The corresponding C function is `read`.

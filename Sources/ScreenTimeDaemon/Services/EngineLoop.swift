@@ -6,8 +6,6 @@ import Logging
 import ScreenTimeEngine
 import ServiceLifecycle
 import SystemPackage
-import Synchronization
-import UnixSignals
 
 /// The engine loop, as a service: a tick every second (and at the instants the engine asks for) that samples,
 /// counts, decides and enforces; a policy reload on `SIGHUP` or when the file changes. It runs on a thread of its
@@ -18,12 +16,11 @@ import UnixSignals
 /// The last service of the group: the first to stop, handing its last batch to the store writer.
 public final class EngineLoop: Service, @unchecked Sendable {
     // @unchecked: `daemon` is used only by the loop's thread, and by `run()` before the thread starts and after it
-    // has ended; `reloadRequested` is atomic and `thread` is Sendable.
+    // has ended.
     private let daemon: Daemon
     private let logger: Logger
     private let systemd: SystemdNotifier
     private let priority: EnforcerPriority
-    private let reloadRequested = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - systemd: tells the service manager when the daemon is ready, reloading or stopping, and its status.
@@ -45,25 +42,20 @@ public final class EngineLoop: Service, @unchecked Sendable {
         }
         try daemon.start(at: Clocks.now())
         _ = try? systemd.ready()
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-        await withDiscardingTaskGroup { group in
-            group.addTask { [self] in
-                for await _ in hangups {
-                    reloadRequested.store(true, ordering: .releasing)
-                    thread.wakeup.signal()
+        // SIGHUP wakes the loop through its own pipe: no task (and no libdispatch signal source) waits for it.
+        if clinux_trap_sighup(thread.wakeup.signallingDescriptor.rawValue) != 0 {
+            logger.error("cannot handle SIGHUP; edits of the policy file still reload it")
+        }
+        defer { _ = clinux_trap_sighup(-1) }
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                thread.start(name: "engine-loop") { [self] in
+                    loop(on: thread)
+                    done.resume()
                 }
             }
-            await withGracefulShutdownHandler {
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    thread.start(name: "engine-loop") { [self] in
-                        loop(on: thread)
-                        done.resume()
-                    }
-                }
-            } onGracefulShutdown: {
-                thread.requestStop()
-            }
-            group.cancelAll()
+        } onGracefulShutdown: {
+            thread.requestStop()
         }
         _ = try? systemd.stopping()
         daemon.stop(at: Clocks.now())
@@ -87,7 +79,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         var ticksUntilRelease = Self.ticksBeforeRelease
         while !thread.isStopping {
             var now = Clocks.now()
-            if reloadRequested.exchange(false, ordering: .acquiringAndReleasing) {
+            if clinux_take_sighup() != 0 {
                 logger.info("SIGHUP: reloading the policy")
                 _ = try? systemd.reloading()
                 daemon.reload(at: now)
