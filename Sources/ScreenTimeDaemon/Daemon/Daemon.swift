@@ -114,8 +114,9 @@ public final class Daemon {
         }
     }
 
-    /// Reloads the policy if its file changed since it was last read (edited, replaced or removed); the engine loop
-    /// calls it when the file's directory reports a change. Returns whether it read the file.
+    /// Reloads the policy if its file changed since it was last read (edited or replaced; while it is missing, the
+    /// policy in force stays); the engine loop calls it when the file's directory reports a change. Returns whether
+    /// it read the file.
     @discardableResult
     public func reloadIfPolicyChanged(at now: Now) -> Bool {
         guard let stamp = FileStamp(path: settings.policyPath), stamp != policyStamp else { return false }

@@ -46,7 +46,6 @@ public final class EngineLoop: Service, @unchecked Sendable {
         if clinux_trap_sighup(thread.wakeup.signallingDescriptor.rawValue) != 0 {
             logger.error("cannot handle SIGHUP; edits of the policy file still reload it")
         }
-        defer { _ = clinux_trap_sighup(-1) }
         await withGracefulShutdownHandler {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 thread.start(name: "engine-loop") { [self] in
@@ -57,6 +56,8 @@ public final class EngineLoop: Service, @unchecked Sendable {
         } onGracefulShutdown: {
             thread.requestStop()
         }
+        // The handler must stop writing to the pipe before the pipe is closed (and its number reused).
+        withExtendedLifetime(thread) { _ = clinux_trap_sighup(-1) }
         _ = try? systemd.stopping()
         daemon.stop(at: Clocks.now())
         logger.info("engine loop stopped")
