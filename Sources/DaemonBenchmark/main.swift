@@ -29,10 +29,24 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
 }
 
+/// VmRSS of this process, read with plain system calls: reading it through Foundation would first map Foundation's
+/// file and string code, and count it as the daemon's.
 func residentMiB() -> Double {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-    return (line.split(separator: " ").compactMap { Double($0) }.first ?? -1) / 1024
+    var buffer = [UInt8](repeating: 0, count: 8192)
+    let descriptor = open("/proc/self/status", O_RDONLY)
+    guard descriptor >= 0 else { return -1 }
+    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+    guard count > 0 else { return -1 }
+    let key = Array("VmRSS:".utf8)
+    var index = 0
+    while index + key.count < count, !buffer[index..<(index + key.count)].elementsEqual(key) { index += 1 }
+    var kilobytes = 0
+    for byte in buffer[(index + key.count)..<count] {
+        if byte == UInt8(ascii: "\n") { break }
+        if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { kilobytes = kilobytes * 10 + Int(byte - UInt8(ascii: "0")) }
+    }
+    return Double(kilobytes) / 1024
 }
 
 func spawn(_ argv: [String]) -> pid_t {

@@ -69,7 +69,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         } catch {
             logger.info("the engine loop runs at normal priority", metadata: ["error": "\(error)"])
         }
-        var lastStatus = ""
+        var lastStatus: Status?
         let feedsWatchdog = systemd.watchdogInterval() != nil
         let files = FileChanges(policyPath: daemon.settings.policyPath, logger: logger)
         var nextTick = Clocks.monotonic()
@@ -97,9 +97,11 @@ public final class EngineLoop: Service, @unchecked Sendable {
             if monotonic >= nextTick {
                 daemon.tick(at: now)
                 if feedsWatchdog { _ = try? systemd.watchdog() }
-                let status = status()
+                let status = Status(
+                    limits: daemon.plan.limits.count, downtimes: daemon.plan.downtimeShields.count,
+                    shieldedUsers: daemon.shieldedUsers)
                 if status != lastStatus {
-                    _ = try? systemd.status(status)
+                    _ = try? systemd.status(status.text)
                     lastStatus = status
                 }
                 ticksUntilRelease -= 1
@@ -128,21 +130,29 @@ public final class EngineLoop: Service, @unchecked Sendable {
         guard pause > .zero else { return false }
         let (seconds, attoseconds) = pause.components
         let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        var entries = [pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)]
-        if let descriptor = files.fileDescriptor {
-            entries.append(pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0))
+        // Two entries on the stack; the second is ignored (fd -1) without a file watch.
+        var entries = (
+            pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: files.fileDescriptor?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
+        )
+        let ready = withUnsafeMutableBytes(of: &entries) { raw in
+            poll(raw.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, milliseconds)
         }
-        guard poll(&entries, nfds_t(entries.count), milliseconds) > 0 else { return false }
-        if entries[0].revents != 0 { wakeup.drain() }
-        return entries.count > 1 && entries[1].revents != 0
+        guard ready > 0 else { return false }
+        if entries.0.revents != 0 { wakeup.drain() }
+        return entries.1.revents != 0
     }
 
     private static let ticksBeforeRelease = 10
     private static let ticksBetweenReleases = 600
 
-    private func status() -> String {
-        "\(daemon.plan.limits.count) limits, \(daemon.plan.downtimeShields.count) downtimes, "
-            + "\(daemon.shieldedUsers) users shielded"
+    /// What `STATUS=` says, sent when it changes.
+    private struct Status: Equatable {
+        var limits: Int
+        var downtimes: Int
+        var shieldedUsers: Int
+
+        var text: String { "\(limits) limits, \(downtimes) downtimes, \(shieldedUsers) users shielded" }
     }
 }
 
@@ -152,14 +162,19 @@ public final class EngineLoop: Service, @unchecked Sendable {
 private final class FileChanges {
     private let watch: FileWatch?
     private let policyPath: String
+    /// The files checked at each pass: those whose directory isn't watched.
+    private let unwatched: (timeZone: Bool, policy: Bool)
 
     init(policyPath: String, logger: Logger) {
         self.policyPath = policyPath
         do {
-            watch = try FileWatch(paths: [SystemTimeZone.path, policyPath])
+            let watch = try FileWatch(paths: [SystemTimeZone.path, policyPath])
+            self.watch = watch
+            unwatched = (watch.unwatched.contains(SystemTimeZone.path), watch.unwatched.contains(policyPath))
         } catch {
             logger.warning("cannot watch files; the policy and the time zone are checked at each tick", metadata: ["error": "\(error)"])
             watch = nil
+            unwatched = (true, true)
         }
     }
 
@@ -167,11 +182,10 @@ private final class FileChanges {
 
     /// What may have changed since the last call; `reported` says whether the watch's descriptor was found readable.
     func changes(reported: Bool) -> (timeZone: Bool, policy: Bool) {
-        guard let watch else { return (true, true) }
-        let changed = reported ? watch.changes() : []
+        guard reported, let watch else { return unwatched }
+        let changed = watch.changes()
         return (
-            changed.contains(SystemTimeZone.path) || watch.unwatched.contains(SystemTimeZone.path),
-            changed.contains(policyPath) || watch.unwatched.contains(policyPath)
+            unwatched.timeZone || changed.contains(SystemTimeZone.path), unwatched.policy || changed.contains(policyPath)
         )
     }
 }
