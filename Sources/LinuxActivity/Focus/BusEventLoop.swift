@@ -27,3 +27,18 @@ enum BusEventLoop {
         }
     }
 }
+
+/// An idle time read from the desktop and the instant it was read. Between reads it ages on its own: without input
+/// the idle time grows with the clock.
+struct IdleReading {
+    let time: Duration
+    let readAt: ContinuousClock.Instant
+
+    init(_ time: Duration, readAt: ContinuousClock.Instant = .now) {
+        self.time = time
+        self.readAt = readAt
+    }
+
+    /// The idle time at `instant`.
+    func aged(to instant: ContinuousClock.Instant = .now) -> Duration { time + (instant - readAt) }
+}

@@ -28,7 +28,7 @@ public final class GnomeShellFocusSource: FocusSource {
 
     private struct State {
         var window: FocusedWindow?
-        var idle: (time: Duration, readAt: ContinuousClock.Instant)?
+        var idle: IdleReading?
         var connected = true
         var statistics = FocusSourceStatistics()
     }
@@ -62,7 +62,7 @@ public final class GnomeShellFocusSource: FocusSource {
         let idle = readIdleTime()
         state.withLock {
             $0.window = window
-            $0.idle = idle.map { ($0, ContinuousClock.now) }
+            $0.idle = idle.map { IdleReading($0) }
             $0.statistics.queries = 1
         }
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
@@ -93,8 +93,7 @@ public final class GnomeShellFocusSource: FocusSource {
     public func current() -> FocusReading? {
         state.withLock { state in
             guard state.connected, !thread.isStopping else { return nil }
-            let idle = state.idle.map { $0.time + (ContinuousClock.now - $0.readAt) }
-            return FocusReading(window: state.window, idleTime: idle)
+            return FocusReading(window: state.window, idleTime: state.idle?.aged())
         }
     }
 
@@ -108,8 +107,8 @@ public final class GnomeShellFocusSource: FocusSource {
         BusEventLoop.run(
             bus: bus, on: thread, refreshEvery: idleRefreshInterval, keepRunning: { state.withLock { $0.connected } }
         ) {
-            let idle = readIdleTime()
-            state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
+            let idle = readIdleTime().map { IdleReading($0) }
+            state.withLock { $0.idle = idle }
         }
         state.withLock { $0.connected = false }
     }

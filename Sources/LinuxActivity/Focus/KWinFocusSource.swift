@@ -31,7 +31,7 @@ public final class KWinFocusSource: FocusSource {
 
     private struct State {
         var window: FocusedWindow?
-        var idle: (time: Duration, readAt: ContinuousClock.Instant)?
+        var idle: IdleReading?
         var reported = false
         var connected = true
         var statistics = FocusSourceStatistics()
@@ -104,7 +104,7 @@ public final class KWinFocusSource: FocusSource {
         }
         _ = try FocusSourceError.onBus { () throws(LinuxActivityError) in try callScripting("start") }
         let idle = readIdleTime()
-        state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
+        state.withLock { $0.idle = idle.map { IdleReading($0) } }
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.addMatch(
                 "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.kde.KWin'"
@@ -120,8 +120,7 @@ public final class KWinFocusSource: FocusSource {
     public func current() -> FocusReading? {
         state.withLock { state in
             guard state.connected, !thread.isStopping, state.reported else { return nil }
-            let idle = state.idle.map { $0.time + (ContinuousClock.now - $0.readAt) }
-            return FocusReading(window: state.window, idleTime: idle)
+            return FocusReading(window: state.window, idleTime: state.idle?.aged())
         }
     }
 
@@ -135,8 +134,8 @@ public final class KWinFocusSource: FocusSource {
         BusEventLoop.run(
             bus: bus, on: thread, refreshEvery: idleRefreshInterval, keepRunning: { state.withLock { $0.connected } }
         ) {
-            let idle = readIdleTime()
-            state.withLock { $0.idle = idle.map { ($0, ContinuousClock.now) } }
+            let idle = readIdleTime().map { IdleReading($0) }
+            state.withLock { $0.idle = idle }
         }
         _ = try? callScripting("unloadScript", [.string(Self.pluginName)])
         bus.releaseName(Self.sinkName)
