@@ -23,6 +23,18 @@ int clinux_errno(void) { return errno; }
 
 int clinux_sched_reset_on_fork(void) { return SCHED_RESET_ON_FORK; }
 
+/* In a child between fork (or clone) and exec: default signal dispositions and an empty mask, as posix_spawn with
+   POSIX_SPAWN_SETSIGDEF and POSIX_SPAWN_SETSIGMASK would give. Async-signal-safe calls only. */
+static void reset_signals_in_child(void) {
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL);
+    sigset_t empty;
+    sigemptyset(&empty);
+    sigprocmask(SIG_SETMASK, &empty, NULL);
+}
+
 pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv[], char *const envp[]) {
     struct clone_args args;
     memset(&args, 0, sizeof(args));
@@ -31,15 +43,8 @@ pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv
     args.cgroup = (uint64_t)cgroup_fd;
     long pid = syscall(SYS_clone3, &args, sizeof(args));
     if (pid == 0) {
-        /* Only async-signal-safe calls between clone and exec. Start from default signal dispositions and an empty
-           mask, as posix_spawn with POSIX_SPAWN_SETSIGDEF and POSIX_SPAWN_SETSIGMASK would. */
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof(dfl));
-        dfl.sa_handler = SIG_DFL;
-        for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL);
-        sigset_t empty;
-        sigemptyset(&empty);
-        sigprocmask(SIG_SETMASK, &empty, NULL);
+        /* Only async-signal-safe calls between clone and exec. */
+        reset_signals_in_child();
         execve(path, argv, envp);
         _exit(127);
     }
@@ -59,13 +64,7 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
     }
     if (pid == 0) {
         /* Only async-signal-safe calls between fork and exec. */
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof(dfl));
-        dfl.sa_handler = SIG_DFL;
-        for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL);
-        sigset_t empty;
-        sigemptyset(&empty);
-        sigprocmask(SIG_SETMASK, &empty, NULL);
+        reset_signals_in_child();
         setpgid(0, 0);
         int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd >= 0 && null_fd != 0) { dup2(null_fd, 0); close(null_fd); }
