@@ -20,18 +20,8 @@ import Glibc
 /// }
 /// ```
 public enum DeviceActivityMonitorMain {
-    /// A callback's name on the command line.
-    public enum Callback: String, Hashable, Sendable, CaseIterable {
-        case intervalDidStart
-        case intervalDidEnd
-        case intervalWillStartWarning
-        case intervalWillEndWarning
-        case eventWillReachThresholdWarning
-        case eventDidReachThreshold
-
-        /// Whether the callback names an event.
-        public var takesEvent: Bool { self == .eventWillReachThresholdWarning || self == .eventDidReachThreshold }
-    }
+    /// A callback's name on the command line (the list the daemon runs extensions with).
+    public typealias Callback = MonitorCallback
 
     /// One run's request: which callback, for which activity and event.
     public struct Invocation: Hashable, Sendable {

@@ -4,4 +4,5 @@
 @_exported import struct ScreenTimeModel.ActivityEventName
 @_exported import struct ScreenTimeModel.ApplicationToken
 @_exported import struct ScreenTimeModel.DeviceActivityName
+@_exported import enum ScreenTimeModel.MonitorCallback
 @_exported import struct ScreenTimeModel.WebDomainToken

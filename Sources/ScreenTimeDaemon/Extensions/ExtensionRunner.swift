@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Glibc
 import Logging
+import ScreenTimeModel
 import SystemPackage
 
 /// Runs a monitor extension: an executable (a Swift program using `DeviceActivityMonitor`, or any script) started
