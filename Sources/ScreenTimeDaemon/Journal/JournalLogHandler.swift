@@ -48,14 +48,6 @@ public struct JournalLogHandler: LogHandler {
         }
     }
 
-    /// The provider's, the handler's and the record's metadata, later ones winning.
-    func mergedMetadata(_ recordMetadata: Logger.Metadata?) -> Logger.Metadata {
-        var merged = metadataProvider?.get() ?? [:]
-        merged.merge(metadata) { _, new in new }
-        if let recordMetadata { merged.merge(recordMetadata) { _, new in new } }
-        return merged
-    }
-
     /// The journal fields for `event` with `metadata` already merged, in a stable order: the fixed fields, then the
     /// metadata sorted by key. Pure: this is what `log(event:)` hands to `sd_journal_sendv(3)`.
     public func fields(for event: LogEvent, metadata: Logger.Metadata) -> [JournalField] {

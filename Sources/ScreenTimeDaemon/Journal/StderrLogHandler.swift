@@ -38,9 +38,7 @@ public struct StderrLogHandler: LogHandler {
 
     /// Writes `event` as one line.
     public func log(event: LogEvent) {
-        var merged = metadataProvider?.get() ?? [:]
-        merged.merge(metadata) { _, new in new }
-        if let recordMetadata = event.metadata { merged.merge(recordMetadata) { _, new in new } }
+        let merged = mergedMetadata(event.metadata)
         StandardErrorLine.write(
             Self.line(level: event.level, label: label, message: "\(event.message)", metadata: merged),
             to: fileDescriptor)
