@@ -8,23 +8,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
-SANDBOX="$HERE/logind-sandbox.sh"
-NAME=stcollector$$
 BIN=${SCREENTIME_BIN:-$ROOT/.build/debug/screentime}
-WORK=$ROOT/.build/integration-$NAME
 [ -x "$BIN" ] || { echo "missing $BIN: run swift build first"; exit 2; }
-mkdir -p "$WORK"
-cleanup() {
-    "$SANDBOX" down "$NAME" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-gcc -O1 -o "$WORK/supertuxkart" "$HERE/fixtures/game.c"
-chmod 755 "$WORK" "$WORK/supertuxkart"
-"$SANDBOX" up "$NAME" --users 2 --bind "$ROOT" >/dev/null
-inside() { "$SANDBOX" run "$NAME" -- "$@"; }
+start_sandbox stcollector 2
 
 # sbuser1: a tty session whose terminal runs vim in the foreground (job control on, a background sleep beside it).
 TTY_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- \

@@ -10,27 +10,14 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
-SANDBOX="$HERE/logind-sandbox.sh"
-NAME=stdaemon$$
 BIN=${SCREENTIME_BIN_DIR:-$ROOT/.build/debug}
-WORK=$ROOT/.build/integration-$NAME
 LIMIT=30
 WARNING=10
 [ -x "$BIN/screentimed" ] || { echo "missing $BIN/screentimed: run swift build first"; exit 2; }
-mkdir -p "$WORK"
-cleanup() {
-    "$SANDBOX" down "$NAME" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-gcc -O1 -o "$WORK/supertuxkart" "$HERE/fixtures/game.c"
+start_sandbox stdaemon 1
 # A monitor extension: records each callback it is run for.
 printf '#!/bin/sh\necho "$*" >> /home/sbuser1/callbacks.log\n' > "$WORK/monitor.sh"
-chmod 755 "$WORK" "$WORK/supertuxkart" "$WORK/monitor.sh"
-"$SANDBOX" up "$NAME" --users 1 --bind "$ROOT" >/dev/null
-inside() { "$SANDBOX" run "$NAME" -- "$@"; }
+chmod 755 "$WORK/monitor.sh"
 as_user() {
     inside runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 \
         DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus HOME=/home/sbuser1 "$@"
