@@ -103,10 +103,11 @@ let package = Package(
 )
 
 package.targets += [
+    .target(name: "BenchmarkSupport", swiftSettings: strict),
     .executableTarget(
         name: "EngineBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeEngine"], swiftSettings: strict),
     .executableTarget(
-        name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity"], swiftSettings: strict),
+        name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity", "BenchmarkSupport"], swiftSettings: strict),
     .executableTarget(
-        name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon"], swiftSettings: strict),
+        name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon", "BenchmarkSupport"], swiftSettings: strict),
 ]

@@ -2,39 +2,10 @@
 // (stat, cgroup, exe, cmdline and app identity of every process), the CPU time of a steady-state tick once
 // identities are cached (with proc connector events, and listing /proc), and the resident memory of this process after sampling once a second.
 // Prints `collector.cold_scan_ms`, `collector.tick_ms` and `collector.rss_mib`.
+import BenchmarkSupport
 import Glibc
 import LinuxActivity
 import ScreenTimeModel
-
-func cpuTime() -> Duration {
-    var usage = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &usage)
-    return .seconds(usage.tv_sec) + .nanoseconds(usage.tv_nsec)
-}
-
-func monotonic() -> Duration {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-}
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
-}
-
-func residentMiB() -> Double {
-    guard let file = fopen("/proc/self/status", "r") else { return -1 }
-    defer { fclose(file) }
-    var line = [CChar](repeating: 0, count: 256)
-    while fgets(&line, Int32(line.count), file) != nil {
-        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if text.hasPrefix("VmRSS:") {
-            let kib = text.split(separator: " ").compactMap { Double($0) }.first ?? -1
-            return kib / 1024
-        }
-    }
-    return -1
-}
 
 // `CollectorBenchmark --sampler SECONDS`: only sample once a second, then print the resident memory. The main run
 // measures memory in such a child, so that the CPU measurements' many collectors don't count.

@@ -4,6 +4,7 @@
 //   daemon.shield_latency_ms  from the instant its use reaches the limit to the game stopped (state T)
 //   daemon.cpu_percent        CPU of the whole daemon over 60 s of 1-second sampling after the shield, % of one core
 //   daemon.rss_mib            resident memory at the end
+import BenchmarkSupport
 import Foundation
 import Glibc
 import Logging
@@ -11,43 +12,6 @@ import ScreenTimeDaemon
 import ScreenTimeEngine
 import ScreenTimeModel
 import ServiceLifecycle
-
-func monotonic() -> Duration {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-}
-
-func cpuTime() -> Duration {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return .seconds(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-        + .microseconds(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
-}
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
-}
-
-/// VmRSS of this process, read with plain system calls: reading it through Foundation would first map Foundation's
-/// file and string code, and count it as the daemon's.
-func residentMiB() -> Double {
-    var buffer = [UInt8](repeating: 0, count: 8192)
-    let descriptor = open("/proc/self/status", O_RDONLY)
-    guard descriptor >= 0 else { return -1 }
-    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-    close(descriptor)
-    guard count > 0 else { return -1 }
-    let key = Array("VmRSS:".utf8)
-    var index = 0
-    while index + key.count < count, !buffer[index..<(index + key.count)].elementsEqual(key) { index += 1 }
-    var kilobytes = 0
-    for byte in buffer[(index + key.count)..<count] {
-        if byte == UInt8(ascii: "\n") { break }
-        if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { kilobytes = kilobytes * 10 + Int(byte - UInt8(ascii: "0")) }
-    }
-    return Double(kilobytes) / 1024
-}
 
 func spawn(_ argv: [String]) -> pid_t {
     var pid: pid_t = 0
