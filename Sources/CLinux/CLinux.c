@@ -157,3 +157,32 @@ int clinux_trap_sighup(int descriptor) {
 }
 
 int clinux_take_sighup(void) { return __atomic_exchange_n(&hangup_pending, 0, __ATOMIC_SEQ_CST); }
+
+#include <sys/epoll.h>
+
+int clinux_epoll_open(const int *descriptors, int count) {
+    if (count < 0 || count > 64) {
+        errno = EINVAL;
+        return -1;
+    }
+    int epoll = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll < 0) return -1;
+    for (int index = 0; index < count; index++) {
+        struct epoll_event event = {.events = EPOLLIN, .data.u64 = (uint64_t)index};
+        if (epoll_ctl(epoll, EPOLL_CTL_ADD, descriptors[index], &event) != 0) {
+            int saved = errno;
+            close(epoll);
+            errno = saved;
+            return -1;
+        }
+    }
+    return epoll;
+}
+
+unsigned long long clinux_epoll_wait(int epoll, int timeout_ms) {
+    struct epoll_event events[8];
+    int count = epoll_wait(epoll, events, 8, timeout_ms);
+    unsigned long long ready = 0;
+    for (int index = 0; index < count; index++) ready |= 1ULL << events[index].data.u64;
+    return ready;
+}

@@ -70,4 +70,12 @@ int clinux_trap_sighup(int descriptor);
 
 /* Whether SIGHUP arrived since the last call. */
 int clinux_take_sighup(void);
+
+/* An epoll(7) instance watching `descriptors` (`count`, at most 64) for readability; the i-th reports as bit i.
+   Returns it (close-on-exec) or -1 with errno set. */
+int clinux_epoll_open(const int *descriptors, int count);
+
+/* epoll_wait(2) on such an instance for up to `timeout_ms` (-1: no timeout). Returns the bits of the ready
+   descriptors, 0 on timeout or when a signal interrupted the wait. */
+unsigned long long clinux_epoll_wait(int epoll, int timeout_ms);
 #endif

@@ -39,6 +39,7 @@ public final class Collector {
     private var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     private var terminalReaders: [UInt32: ProcessID] = [:]
     private var terminalDevices: [String: UInt32] = [:]
+    private let terminalAccessTimes: TerminalAccessTimes
     /// User names of the terminal sessions made up without logind (NSS reads `/etc/passwd` on each lookup).
     private var userNames: [UserID: String] = [:]
     private var accounted: [ProcessID: (key: CountKey, startTime: UInt64)] = [:]
@@ -56,6 +57,7 @@ public final class Collector {
         self.tokenizer = tokenizer
         table = ProcessTable(procRoot: configuration.procRoot)
         resolver = AppResolver(procRoot: configuration.procRoot)
+        terminalAccessTimes = TerminalAccessTimes(devRoot: configuration.devRoot)
         if Logind.isAvailable {
             do {
                 logind = try Logind()
@@ -242,7 +244,7 @@ public final class Collector {
             focus = .terminal
             focusSourceName = "tty"
             foreground = terminalForeground(tty: tty, catalog: catalog)
-            if let atime = terminalAccessTime(tty) {
+            if let atime = terminalAccessTimes.accessTime(tty) {
                 idleFromInput = .seconds(max(0, wallNow - atime))
                 idleSource = logind != nil ? "logind+tty-atime" : "tty-atime"
             }
@@ -394,11 +396,6 @@ public final class Collector {
         let major = UInt32(((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff))
         let minor = UInt32((device & 0xff) | ((device >> 12) & ~0xff))
         return (minor & 0xff) | (major << 8) | ((minor & ~0xff) << 12)
-    }
-
-    private func terminalAccessTime(_ tty: String) -> Int64? {
-        guard let status = FileSystem.status("\(configuration.devRoot)/\(tty)") else { return nil }
-        return Int64(status.st_atim.tv_sec)
     }
 
     /// Without logind: one pseudo-session per terminal that user processes hold, named `ttyN` by device number.

@@ -10,7 +10,7 @@ import SystemPackage
 /// The engine loop, as a service: a tick every second (and at the instants the engine asks for) that samples,
 /// counts, decides and enforces; a policy reload on `SIGHUP` or when the file changes. It runs on a thread of its
 /// own, raised in priority when the daemon may (so a machine full of busy loops can't delay a shield), and sleeps in
-/// `poll(2)` until the next tick: no task of the cooperative pool wakes for it. Tells systemd when the daemon is
+/// `epoll_wait(2)` until the next tick: no task of the cooperative pool wakes for it. Tells systemd when the daemon is
 /// ready, its status, and feeds the watchdog, so a loop that hangs is restarted.
 ///
 /// The last service of the group: the first to stop, handing its last batch to the store writer.
@@ -40,6 +40,13 @@ public final class EngineLoop: Service, @unchecked Sendable {
         do { thread = try EventThread() } catch {
             throw DaemonServiceError(.loopFailed, "cannot create the engine loop's wake-up pipe", errno: error)
         }
+        let sleep: LoopSleep
+        do {
+            sleep = try LoopSleep(
+                wakeup: thread.wakeup, files: FileChanges(policyPath: daemon.settings.policyPath, logger: logger))
+        } catch {
+            throw DaemonServiceError(.loopFailed, "cannot set up the engine loop's wait (epoll)", errno: error)
+        }
         try daemon.start(at: Clocks.now())
         _ = try? systemd.ready()
         // SIGHUP wakes the loop through its own pipe: no task (and no libdispatch signal source) waits for it.
@@ -49,7 +56,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         await withGracefulShutdownHandler {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 thread.start(name: "engine-loop") { [self] in
-                    loop(on: thread)
+                    loop(on: thread, sleep: sleep)
                     done.resume()
                 }
             }
@@ -63,7 +70,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         logger.info("engine loop stopped")
     }
 
-    private func loop(on thread: EventThread) {
+    private func loop(on thread: EventThread, sleep: LoopSleep) {
         do {
             try priority.applyToCurrentThread()
         } catch {
@@ -71,7 +78,6 @@ public final class EngineLoop: Service, @unchecked Sendable {
         }
         var lastStatus: Status?
         let feedsWatchdog = systemd.watchdogInterval() != nil
-        let files = FileChanges(policyPath: daemon.settings.policyPath, logger: logger)
         var nextTick = Clocks.monotonic()
         var filesReported = false
         // Start-up, reloads and rare events touch much that ticks don't (Foundation's and ICU's set-up, the policy
@@ -87,7 +93,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 _ = try? systemd.ready()
                 ticksUntilRelease = Self.ticksBeforeRelease
             }
-            let changed = files.changes(reported: filesReported)
+            let changed = sleep.files.changes(reported: filesReported)
             if changed.timeZone {
                 SystemTimeZone.checkForChange()
                 now = Clocks.now()
@@ -118,29 +124,8 @@ public final class EngineLoop: Service, @unchecked Sendable {
             }
             var deadline = nextTick
             if let wakeUp = daemon.wakeUp { deadline = min(deadline, .nanoseconds(wakeUp.nanoseconds)) }
-            filesReported = wait(until: deadline, on: thread.wakeup, files: files)
+            filesReported = sleep.wait(until: deadline)
         }
-    }
-
-    /// Sleeps until `deadline` (monotonic), until the wake-up descriptor is signalled or until a watched file
-    /// changes. The timeout is rounded up to the millisecond, so the loop never wakes before an instant the engine
-    /// asked for. Returns whether the file watch has events to read.
-    private func wait(until deadline: Duration, on wakeup: WakeupDescriptor, files: FileChanges) -> Bool {
-        let pause = deadline - Clocks.monotonic()
-        guard pause > .zero else { return false }
-        let (seconds, attoseconds) = pause.components
-        let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        // Two entries on the stack; the second is ignored (fd -1) without a file watch.
-        var entries = (
-            pollfd(fd: wakeup.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: files.fileDescriptor?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
-        )
-        let ready = withUnsafeMutableBytes(of: &entries) { raw in
-            poll(raw.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, milliseconds)
-        }
-        guard ready > 0 else { return false }
-        if entries.0.revents != 0 { wakeup.drain() }
-        return entries.1.revents != 0
     }
 
     private static let ticksBeforeRelease = 10
@@ -153,6 +138,35 @@ public final class EngineLoop: Service, @unchecked Sendable {
         var shieldedUsers: Int
 
         var text: String { "\(limits) limits, \(downtimes) downtimes, \(shieldedUsers) users shielded" }
+    }
+}
+
+/// What the loop sleeps on: its wake-up pipe (stop requests, `SIGHUP`) and the file watch, registered once with
+/// `epoll(7)`. @unchecked Sendable: made before the loop's thread starts, then used by that thread alone.
+private final class LoopSleep: @unchecked Sendable {
+    private static let wakeupBit: UInt64 = 1 << 0
+    private static let filesBit: UInt64 = 1 << 1
+    private let wakeup: WakeupDescriptor
+    private let descriptors: DescriptorSet
+    let files: FileChanges
+
+    init(wakeup: WakeupDescriptor, files: FileChanges) throws(Errno) {
+        self.wakeup = wakeup
+        self.files = files
+        descriptors = try DescriptorSet([wakeup.fileDescriptor] + (files.fileDescriptor.map { [$0] } ?? []))
+    }
+
+    /// Sleeps until `deadline` (monotonic), until the wake-up descriptor is signalled or until a watched file
+    /// changes. The timeout is rounded up to the millisecond, so the loop never wakes before an instant the engine
+    /// asked for. Returns whether the file watch has events to read.
+    func wait(until deadline: Duration) -> Bool {
+        let pause = deadline - Clocks.monotonic()
+        guard pause > .zero else { return false }
+        let (seconds, attoseconds) = pause.components
+        let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        let ready = descriptors.wait(timeoutMilliseconds: milliseconds)
+        if ready & Self.wakeupBit != 0 { wakeup.drain() }
+        return ready & Self.filesBit != 0
     }
 }
 
