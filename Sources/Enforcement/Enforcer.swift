@@ -18,6 +18,10 @@ public final class Enforcer {
     private let stateFile: StateFile
     private let freezeTimeout: Duration
     private var savedState = HeldResources()
+    /// The machine's `changeCount` when the state file last matched it, and when the signaller last dropped the
+    /// pidfds of processes no longer tracked: a tick that changes nothing rebuilds neither list.
+    private var savedChangeCount: UInt64?
+    private var retainedChangeCount: UInt64?
 
     /// Creates an enforcer; nothing is read or changed yet.
     ///
@@ -39,6 +43,9 @@ public final class Enforcer {
     /// What is frozen or stopped now.
     public var held: HeldResources { machine.held }
 
+    /// Whether nothing is shielded, held or being released: a tick with nothing to shield has nothing to do.
+    public var isIdle: Bool { machine.isIdle }
+
     /// Takes over what the state file lists from a previous run. Call before the first tick; the first tick then
     /// releases every adopted app it does not shield.
     ///
@@ -47,6 +54,8 @@ public final class Enforcer {
         let held = try stateFile.load()
         machine = ShieldStateMachine(adopting: held)
         savedState = held
+        savedChangeCount = nil
+        retainedChangeCount = nil
     }
 
     /// One tick: makes the system match `desired` given each app's processes in `observed`.
@@ -78,7 +87,10 @@ public final class Enforcer {
             report.entries.append(.init(action: action, result: result))
         }
         saveIfChanged(into: &report)
-        signaller.retain(only: machine.trackedProcesses)
+        if retainedChangeCount != machine.changeCount {
+            signaller.retain(only: machine.trackedProcesses)
+            retainedChangeCount = machine.changeCount
+        }
         return report
     }
 
@@ -104,11 +116,16 @@ public final class Enforcer {
     }
 
     private func saveIfChanged(into report: inout EnforcementReport) {
+        guard savedChangeCount != machine.changeCount else { return }
         let held = machine.held
-        guard held != savedState else { return }
+        guard held != savedState else {
+            savedChangeCount = machine.changeCount
+            return
+        }
         do {
             try stateFile.save(held)
             savedState = held
+            savedChangeCount = machine.changeCount
         } catch {
             report.stateFileError = error
         }

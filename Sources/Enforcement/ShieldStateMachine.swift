@@ -29,6 +29,9 @@ public struct ShieldStateMachine: Sendable {
     }
 
     private var apps: [AppID: AppState] = [:]
+    /// Bumped whenever what is held or tracked (frozen cgroups, stopped or terminating processes) changes: `held`
+    /// and `trackedProcesses` are the same until it does.
+    public private(set) var changeCount: UInt64 = 0
 
     /// Creates a machine that holds nothing.
     public init() {}
@@ -88,7 +91,7 @@ public struct ShieldStateMachine: Sendable {
                 actions += releaseActions(app, state)
                 actions += terminateActions(app, &state, processes, grace: grace, now: now)
             }
-            apps[app] = state.mode == nil && state.holdsNothing ? nil : state
+            store(state, for: app)
         }
         return actions
     }
@@ -102,7 +105,7 @@ public struct ShieldStateMachine: Sendable {
             state.mode = nil
             state.terminating = [:]
             actions += releaseActions(app, state)
-            apps[app] = state.holdsNothing ? nil : state
+            store(state, for: app)
         }
         return actions
     }
@@ -136,7 +139,18 @@ public struct ShieldStateMachine: Sendable {
         case (.signal, _):
             break
         }
-        apps[action.app] = state.mode == nil && state.holdsNothing ? nil : state
+        store(state, for: action.app)
+    }
+
+    /// Keeps an app's new state (forgetting an app that is neither shielded nor holds anything) and counts a change
+    /// of what it holds.
+    private mutating func store(_ state: AppState, for app: AppID) {
+        let old = apps[app]
+        let new = state.mode == nil && state.holdsNothing ? nil : state
+        if old?.frozen != new?.frozen || old?.stopped != new?.stopped || old?.terminating != new?.terminating {
+            changeCount &+= 1
+        }
+        apps[app] = new
     }
 
     private func releaseActions(_ app: AppID, _ state: AppState) -> [EnforcementAction] {

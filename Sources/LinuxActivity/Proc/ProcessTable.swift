@@ -14,6 +14,9 @@ public final class ProcessTable {
     /// table.
     public private(set) var processIDsByUser: [UserID: Set<ProcessID>] = [:]
     private var generation: UInt32 = 0
+    /// Bumped when a process is added, removed or given its app (not when its `stat` is read again): what is derived
+    /// from who runs what stays valid until it changes.
+    public private(set) var changeCount: UInt64 = 0
     private var buffer = [UInt8](repeating: 0, count: 4096)
     private var newPIDs: [Int32] = []
 
@@ -217,9 +220,13 @@ public final class ProcessTable {
     }
 
     /// Stores the resolved app of a process.
-    public func setApp(_ app: ResolvedApp, for pid: ProcessID) { entries[pid]?.app = app }
+    public func setApp(_ app: ResolvedApp, for pid: ProcessID) {
+        entries[pid]?.app = app
+        changeCount &+= 1
+    }
 
     private func store(_ entry: ProcessEntry) {
+        changeCount &+= 1
         if let old = entries.updateValue(entry, forKey: entry.pid), old.user != entry.user {
             processIDsByUser[old.user]?.remove(entry.pid)
         }
@@ -230,6 +237,7 @@ public final class ProcessTable {
     private func remove(_ pid: ProcessID) -> ProcessEntry? {
         closeStatFile(pid)
         guard let entry = entries.removeValue(forKey: pid) else { return nil }
+        changeCount &+= 1
         processIDsByUser[entry.user]?.remove(pid)
         if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
         return entry

@@ -27,7 +27,13 @@ public final class Daemon {
     private let notifier: (any DaemonNotifier)?
     private var logger: Logger
     private var tracker = UsageTracker()
-    private var shields: [UserID: EffectiveShield] = [:]
+    private var shields: [UserID: EffectiveShield] = [:] {
+        didSet { enforcementInputs = nil }
+    }
+    /// What the enforcer was last asked for, and the process table's `changeCount` it was derived from: rebuilt only
+    /// when a process, a shield, the policy or a request to close changed.
+    private var enforcementInputs:
+        (tableChanges: UInt64, desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]])?
     private var knownUsers: Set<UserID> = []
     private var activeDowntimes: Set<DeviceActivityName> = []
     private var liveSessions: [SessionID: UserID] = [:]
@@ -37,7 +43,9 @@ public final class Daemon {
     private let encoder = JSONEncoder()
     private var policyStamp: FileStamp?
     private var grantsToday: [String: Int] = [:]
-    private var closeRequested: Set<AppID> = []
+    private var closeRequested: Set<AppID> = [] {
+        didSet { enforcementInputs = nil }
+    }
     private var lastClockOffset: Int64?
     private var lastTimeZone = TimeZone.current.identifier
     /// The engine's requested wake-up, if any: the loop sleeps no longer than that.
@@ -212,6 +220,7 @@ public final class Daemon {
         }
         policy = newPolicy
         plan = newPlan
+        enforcementInputs = nil
         if !stale.isEmpty { run(engine.handle(.stopMonitoring(stale), at: now), at: now) }
         for registration in newPlan.registrations where engine.registration(of: registration.name) != registration {
             run(engine.handle(.startMonitoring(registration), at: now), at: now)
@@ -388,23 +397,29 @@ public final class Daemon {
     // MARK: - Enforcement
 
     private func enforce(at now: Now) {
-        guard !shields.isEmpty || !enforcer.held.isEmpty else { return }
-        var desired: [AppID: ShieldMode] = [:]
-        var observed: [AppID: [ObservedProcess]] = [:]
+        guard !shields.isEmpty || !enforcer.isIdle else { return }
         let table = collector.table
-        for (user, shield) in shields {
-            let catalog = collector.catalog(for: user)
-            for pid in table.processIDsByUser[user] ?? [] {
-                guard let entry = table.entries[pid], let app = entry.app else { continue }
-                let label = catalog.label(for: app.id)
-                guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
-                desired[app.id] =
-                    closeRequested.contains(app.id) ? .terminate(grace: .seconds(5)) : plan.mode(for: label.token)
-                let cgroup = entry.controlGroup.map { CgroupPath($0.path) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-                observed[app.id, default: []].append(ObservedProcess(entry.identity, ownCgroup: cgroup))
+        if enforcementInputs?.tableChanges != table.changeCount {
+            var desired: [AppID: ShieldMode] = [:]
+            var observed: [AppID: [ObservedProcess]] = [:]
+            for (user, shield) in shields {
+                let catalog = collector.catalog(for: user)
+                for pid in table.processIDsByUser[user] ?? [] {
+                    guard let entry = table.entries[pid], let app = entry.app else { continue }
+                    let label = catalog.label(for: app.id)
+                    guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
+                    desired[app.id] =
+                        closeRequested.contains(app.id) ? .terminate(grace: .seconds(5)) : plan.mode(for: label.token)
+                    let cgroup = entry.controlGroup.map { CgroupPath($0.path) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+                    observed[app.id, default: []].append(ObservedProcess(entry.identity, ownCgroup: cgroup))
+                }
             }
+            if closeRequested.contains(where: { desired[$0] == nil }) {
+                closeRequested = closeRequested.filter { desired[$0] != nil }
+            }
+            enforcementInputs = (table.changeCount, desired, observed)
         }
-        closeRequested = closeRequested.filter { desired[$0] != nil }
+        guard let (_, desired, observed) = enforcementInputs else { return }
         let instant = ContinuousClock.now
         let report = enforcer.apply(desired: desired, observed: observed, at: instant)
         for failure in report.failures {
