@@ -50,7 +50,14 @@ public final class Collector {
     private var countsVersion: UInt64 = 0
     private var membersCache: (version: UInt64, members: [MembershipScope: [UserID: [AppID: Int]]])?
     private var terminalSessionsCache: (version: UInt64, sessions: [SessionInfo])?
-    private var runningAppsCache: [SessionID: (counts: [AppID: Int], apps: [RunningApp])] = [:]
+    /// The running apps of each session, derived from the process counts and the sessions.
+    private var runningApps: (version: UInt64, apps: [SessionID: [RunningApp]])?
+    /// The last snapshot and the sessions it was made for.
+    private var lastSnapshot: ActivitySnapshot?
+    private var lastSnapshotSessions: [SessionInfo] = []
+    /// Bumped each time `tick` returns a snapshot that differs from the one before: what a caller derived from a
+    /// snapshot stays valid while this doesn't change.
+    public private(set) var snapshotRevision: UInt64 = 0
 
     public init(configuration: Configuration = Configuration(), tokenizer: Tokenizer) {
         self.configuration = configuration
@@ -101,33 +108,23 @@ public final class Collector {
             account(pid)
         }
         let sessions = logind?.sessions(now: now) ?? terminalSessions()
-        let live = Set(sessions.map(\.id))
-        for (id, source) in focusSources where !live.contains(id) {
-            source.close()
-            focusSources[id] = nil
-        }
-        // Forgotten only when a session ended, so that a steady tick allocates no new tables.
-        if focusProblems.keys.contains(where: { !live.contains($0) }) {
-            focusProblems = focusProblems.filter { live.contains($0.key) }
-        }
-        if runningAppsCache.keys.contains(where: { !live.contains($0) }) {
-            runningAppsCache = runningAppsCache.filter { live.contains($0.key) }
+        let sessionsChanged = sessions != lastSnapshotSessions
+        if sessionsChanged { forgetEndedSessions(sessions) }
+        if runningApps?.version != countsVersion || sessionsChanged {
+            runningApps = (countsVersion, runningApps(of: sessions))
         }
 
-        let members = self.members()
-        let appOwners = userManagerSessions(sessions)
-        var activities: [SessionActivity] = []
-        var samples: [UsageSample] = []
-        for session in sessions {
-            var counts = members[.session(session.id)]?[session.user] ?? [:]
-            if appOwners[session.user] == session.id {
-                counts.merge(members[.userApps(session.user)]?[session.user] ?? [:], uniquingKeysWith: +)
-            }
-            if logind == nil, let device = session.tty.flatMap(terminalDevice) {
-                counts.merge(members[.terminal(device)]?[session.user] ?? [:], uniquingKeysWith: +)
-            }
-            let activity = observe(session, appCounts: counts, now: now, wallNow: wallNow)
-            activities.append(activity)
+        // A steady tick sees what the last one saw: its snapshot is returned again, and nothing new is allocated.
+        var fresh: [SessionActivity]?
+        for (index, session) in sessions.enumerated() {
+            let activity = observe(session, running: runningApps?.apps[session.id] ?? [], now: now, wallNow: wallNow)
+            if fresh == nil, !sessionsChanged, let last = lastSnapshot, last.sessions[index] == activity { continue }
+            if fresh == nil { fresh = Array((lastSnapshot?.sessions ?? []).prefix(sessionsChanged ? 0 : index)) }
+            fresh?.append(activity)
+        }
+        if let lastSnapshot, fresh == nil, !sessionsChanged { return lastSnapshot }
+        let activities = fresh ?? []
+        let samples = zip(sessions, activities).map { session, activity in
             let uses: [AppUse]
             switch activity.focus {
             case .terminal, .window:
@@ -138,10 +135,50 @@ public final class Collector {
                     AppUse(application: $0.token, category: catalog.label(for: $0.id).categoryToken)
                 }
             }
-            samples.append(
-                UsageSample(user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses))
+            return UsageSample(user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses)
         }
-        return ActivitySnapshot(logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
+        let snapshot = ActivitySnapshot(logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
+        lastSnapshot = snapshot
+        lastSnapshotSessions = sessions
+        snapshotRevision &+= 1
+        return snapshot
+    }
+
+    /// Closes the focus sources of sessions that ended and forgets what was kept about them.
+    private func forgetEndedSessions(_ sessions: [SessionInfo]) {
+        let live = Set(sessions.map(\.id))
+        for (id, source) in focusSources where !live.contains(id) {
+            source.close()
+            focusSources[id] = nil
+        }
+        if focusProblems.keys.contains(where: { !live.contains($0) }) {
+            focusProblems = focusProblems.filter { live.contains($0.key) }
+        }
+    }
+
+    /// The apps running in each session: its own, the user manager's in the session that owns them, and (without
+    /// logind) those on its terminal; sorted by name.
+    private func runningApps(of sessions: [SessionInfo]) -> [SessionID: [RunningApp]] {
+        let members = self.members()
+        let appOwners = userManagerSessions(sessions)
+        var running: [SessionID: [RunningApp]] = [:]
+        for session in sessions {
+            var counts = members[.session(session.id)]?[session.user] ?? [:]
+            if appOwners[session.user] == session.id {
+                counts.merge(members[.userApps(session.user)]?[session.user] ?? [:], uniquingKeysWith: +)
+            }
+            if logind == nil, let device = session.tty.flatMap(terminalDevice) {
+                counts.merge(members[.terminal(device)]?[session.user] ?? [:], uniquingKeysWith: +)
+            }
+            let catalog = catalog(for: session.user)
+            running[session.id] = counts.map { id, count in
+                let label = catalog.label(for: id)
+                let app = RunningApp(
+                    id: id, name: label.name, token: label.token, category: label.category, processCount: count)
+                return (key: label.name.lowercased(), app: app)
+            }.sorted { ($0.key, $0.app.id) < ($1.key, $1.app.id) }.map(\.app)
+        }
+        return running
     }
 
     /// The running-app counts by where they count, then user.
@@ -216,23 +253,8 @@ public final class Collector {
         return owners.mapValues(\.0)
     }
 
-    private func observe(
-        _ session: SessionInfo, appCounts counts: [AppID: Int], now: Duration, wallNow: Int64
-    ) -> SessionActivity {
+    private func observe(_ session: SessionInfo, running: [RunningApp], now: Duration, wallNow: Int64) -> SessionActivity {
         let catalog = catalog(for: session.user)
-        let running: [RunningApp]
-        if let cached = runningAppsCache[session.id], cached.counts == counts {
-            running = cached.apps
-        } else {
-            running = counts.map { id, count in
-                let label = catalog.label(for: id)
-                let app = RunningApp(
-                    id: id, name: label.name, token: label.token, category: label.category, processCount: count)
-                return (key: label.name.lowercased(), app: app)
-            }.sorted { ($0.key, $0.app.id) < ($1.key, $1.app.id) }.map(\.app)
-            runningAppsCache[session.id] = (counts, running)
-        }
-
         var focus = FocusKind.fallback
         var focusSourceName = "none"
         var foreground: AppInUse?

@@ -28,8 +28,14 @@ public final class Daemon {
     private var logger: Logger
     private var tracker = UsageTracker()
     private var shields: [UserID: EffectiveShield] = [:] {
-        didSet { enforcementInputs = nil }
+        didSet {
+            enforcementInputs = nil
+            countedSamples = nil
+        }
     }
+    /// The collector's last samples with shielded apps taken out, and the collector's `snapshotRevision` they were
+    /// made from.
+    private var countedSamples: (revision: UInt64, samples: [UsageSample])?
     /// What the enforcer was last asked for, and the process table's `changeCount` it was derived from: rebuilt only
     /// when a process, a shield, the policy or a request to close changed.
     private var enforcementInputs:
@@ -138,25 +144,35 @@ public final class Daemon {
         let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
         let snapshot = collector.tick(now: monotonic, wallNow: now.wallClock.secondsSince1970)
         // A shielded app is frozen or stopped behind its shield: time in front of it is not use.
-        let samples = snapshot.samples.filter { settings.users?.contains($0.user) ?? true }.map { sample in
-            guard let shield = shields[sample.user] else { return sample }
-            var unshielded = sample
-            unshielded.applicationsInUse.removeAll { shield.shields($0) }
-            return unshielded
+        let samples: [UsageSample]
+        let sessionsMayHaveChanged = countedSamples?.revision != collector.snapshotRevision
+        if let counted = countedSamples, !sessionsMayHaveChanged {
+            samples = counted.samples
+        } else {
+            samples = snapshot.samples.filter { settings.users?.contains($0.user) ?? true }.map { sample in
+                guard let shield = shields[sample.user] else { return sample }
+                var unshielded = sample
+                unshielded.applicationsInUse.removeAll { shield.shields($0) }
+                return unshielded
+            }
+            countedSamples = (collector.snapshotRevision, samples)
         }
-        var current: [SessionID: UserID] = [:]
         for sample in samples where sample.presence.counts && !sample.applicationsInUse.isEmpty {
             countedSinceFlush = true
         }
         for sample in samples {
-            current[sample.session] = sample.user
-            if knownUsers.insert(sample.user).inserted { applyActiveDowntimes(to: sample.user, at: now) }
+            if sessionsMayHaveChanged, knownUsers.insert(sample.user).inserted {
+                applyActiveDowntimes(to: sample.user, at: now)
+            }
             run(engine.handle(.sample(sample), at: now), at: now)
         }
-        for (session, user) in liveSessions where current[session] == nil {
-            run(engine.handle(.sessionEnded(user, session), at: now), at: now)
+        if sessionsMayHaveChanged {
+            let current = Dictionary(samples.map { ($0.session, $0.user) }, uniquingKeysWith: { first, _ in first })
+            for (session, user) in liveSessions where current[session] == nil {
+                run(engine.handle(.sessionEnded(user, session), at: now), at: now)
+            }
+            liveSessions = current
         }
-        liveSessions = current
         if let wakeUp, wakeUp <= now.monotonic {
             self.wakeUp = nil
             run(engine.handle(.wakeUp, at: now), at: now)
