@@ -94,8 +94,10 @@ public final class ProcessTable {
 
     /// Whether `refresh` may use proc connector events (tests that compare both paths turn it off).
     public var useProcessEvents = true
-    /// With events, `/proc` is still listed every this many refreshes, to catch anything the kernel didn't report.
-    public var rescanInterval = 60
+    /// With events, `/proc` is still listed every this many refreshes (ten minutes at one a second), to catch anything
+    /// the kernel didn't report. Lost events are not what it is for: the socket reports those (`ENOBUFS`), and the
+    /// next refresh lists `/proc` at once.
+    public var rescanInterval = 600
     /// Whether proc connector events are in use.
     public var followsProcessEvents: Bool { events != nil }
     private var events: ProcessEvents?
