@@ -3,7 +3,7 @@
 // the collector); one limit gives it 3 s. Prints:
 //   daemon.shield_latency_ms  from the instant its use reaches the limit to the game stopped (state T)
 //   daemon.cpu_percent        CPU of the whole daemon over 60 s of 1-second sampling with the game shielded, once
-//                             start-up is over (the daemon gives back start-up memory ten ticks after starting), %
+//                             start-up is over (the daemon gives back start-up memory some ticks after starting), %
 //                             of one core
 //   daemon.rss_mib            resident memory at the end
 import BenchmarkSupport
@@ -105,8 +105,8 @@ if ProcessInfo.processInfo.environment["BENCH_LOG"] != nil {
     for _ in 0..<20 { size = (try? JSONEncoder().encode(daemon.engine.snapshot()))?.count ?? -1 }
     print("snapshot \(size) bytes, encode \(milliseconds(cpuTime() - before) / 20) ms")
 }
-// Start-up ends with the release of start-up memory ten ticks after the start: the window opens after it.
-let settled = started + settings.tickInterval * 12
+// Start-up ends with the release of start-up memory some ticks after the start: the window opens two ticks after it.
+let settled = started + settings.tickInterval * (EngineLoop.ticksBeforeRelease + 2)
 if monotonic() < settled { usleep(UInt32(clamping: Int(milliseconds(settled - monotonic()) * 1000))) }
 let cpuStart = cpuTime()
 let wallStart = monotonic()

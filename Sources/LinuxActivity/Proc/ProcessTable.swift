@@ -156,33 +156,17 @@ public final class ProcessTable {
             guard let count = path.withCString({ FileSystem.read($0, into: &buffer) }) else { return nil }
             return ProcessStat(parsing: buffer[..<count])
         }
-        if statFiles[pid] == nil {
-            if statFiles.count >= Self.openStatLimit { closeStatFiles() }
-            let descriptor = open("\(procRoot)/\(pid.rawValue)/stat", O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return nil }
-            statFiles[pid] = descriptor
-        }
-        guard let descriptor = statFiles[pid], let count = FileSystem.read(descriptor, into: &buffer) else {
-            closeStatFile(pid)
+        guard let descriptor = statFiles.descriptor(for: pid, opening: "\(procRoot)/\(pid.rawValue)/stat", flags: O_RDONLY)
+        else { return nil }
+        guard let count = FileSystem.read(descriptor, into: &buffer) else {
+            statFiles.close(pid)
             return nil
         }
         return ProcessStat(parsing: buffer[..<count])
     }
 
-    /// At most this many `stat` files are kept open (a handful of terminals and windows in front).
-    private static let openStatLimit = 32
-    private var statFiles: [ProcessID: Int32] = [:]
-
-    private func closeStatFile(_ pid: ProcessID) {
-        if let descriptor = statFiles.removeValue(forKey: pid) { close(descriptor) }
-    }
-
-    private func closeStatFiles() {
-        for descriptor in statFiles.values { close(descriptor) }
-        statFiles.removeAll()
-    }
-
-    deinit { closeStatFiles() }
+    /// The `stat` files read at every tick (a handful of terminals and windows in front).
+    private let statFiles = KeptOpenFiles<ProcessID>()
 
     /// Checks that the process known under `pid` is still the same one (start time unchanged) and that it has not
     /// executed another program since it was read; re-reads it otherwise. Returns the current entry, or nil when the
@@ -237,7 +221,7 @@ public final class ProcessTable {
 
     @discardableResult
     private func remove(_ pid: ProcessID) -> ProcessEntry? {
-        closeStatFile(pid)
+        statFiles.close(pid)
         guard let entry = entries.removeValue(forKey: pid) else { return nil }
         changeCount &+= 1
         processIDsByUser[entry.user]?.remove(pid)

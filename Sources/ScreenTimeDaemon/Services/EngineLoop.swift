@@ -128,7 +128,8 @@ public final class EngineLoop: Service, @unchecked Sendable {
         }
     }
 
-    private static let ticksBeforeRelease = 10
+    /// How many ticks after a start or a reload the loop gives back the memory start-up touched.
+    public static let ticksBeforeRelease = 10
     private static let ticksBetweenReleases = 600
 
     /// What `STATUS=` says, sent when it changes.
