@@ -8,12 +8,8 @@ import Testing
 /// (`packaging/gnome-shell-extension/legacy`), and real foot and wev Wayland clients.
 @Suite(.serialized, .enabled(if: FocusTestEnvironment.report(FocusTestEnvironment.gnomeShellSkipReason)))
 struct FocusGnomeShellTests {
-    static let extensionDirectory: String = {
-        var url = URL(fileURLWithPath: FocusTestEnvironment.scriptsDirectory)
-        for _ in 0..<3 { url.deleteLastPathComponent() }  // desktop, Integration, Tests
-        return url.appendingPathComponent("packaging/gnome-shell-extension/legacy/screentime-focus@screentime.org")
-            .path
-    }()
+    static let extensionDirectory = FocusTestEnvironment.checkoutFile(
+        "packaging/gnome-shell-extension/legacy/screentime-focus@screentime.org")
 
     /// A running headless gnome-shell, its session bus and the Wayland environment for clients.
     struct Shell {

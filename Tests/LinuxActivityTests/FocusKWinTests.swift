@@ -9,11 +9,7 @@ import Testing
 /// clients are wev: they share the class `wev` and are told apart by pid.)
 @Suite(.serialized, .enabled(if: FocusTestEnvironment.report(FocusTestEnvironment.kwinSkipReason)))
 struct FocusKWinTests {
-    static let scriptPath: String = {
-        var url = URL(fileURLWithPath: FocusTestEnvironment.scriptsDirectory)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("packaging/kwin-script/screentime-focus/contents/code/main.js").path
-    }()
+    static let scriptPath = FocusTestEnvironment.checkoutFile("packaging/kwin-script/screentime-focus/contents/code/main.js")
 
     /// A running headless KWin with the source opened on its bus.
     final class Session {

@@ -3,16 +3,45 @@ import Glibc
 
 /// What the focus tests need from the machine, and why a test is skipped when it is missing.
 enum FocusTestEnvironment {
-    /// The repository's `Tests/Integration/desktop` folder.
-    static let scriptsDirectory: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        url.deleteLastPathComponent()  // LinuxActivityTests
-        url.deleteLastPathComponent()  // Tests
-        return url.appendingPathComponent("Integration/desktop").path
+    /// The parts of the checkout that the test user's compositors and shells read (the session scripts, the GNOME
+    /// Shell extension, the KWin script), copied once per test run into a folder every user may read, so that the
+    /// checkout itself may be private (a clone under a `mktemp -d` folder). Removed when the test process exits.
+    private static let sharedFiles: String = {
+        var checkout = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { checkout.deleteLastPathComponent() }  // FocusTestEnvironment.swift, LinuxActivityTests, Tests
+        var template = Array("/tmp/screentime-focus-files-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            fatalError("focus tests: cannot make a folder under /tmp for the desktop files")
+        }
+        let root = String(cString: made)
+        sharedFilesRoot = root
+        atexit {
+            if let root = FocusTestEnvironment.sharedFilesRoot { try? FileManager.default.removeItem(atPath: root) }
+        }
+        chmod(root, 0o755)
+        for part in sharedParts {
+            let target = URL(fileURLWithPath: root).appendingPathComponent(part)
+            do {
+                try FileManager.default.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o755])
+                try FileManager.default.copyItem(at: checkout.appendingPathComponent(part), to: target)
+            } catch {
+                fatalError("focus tests: cannot copy \(part) to \(root): \(error)")
+            }
+        }
+        return root
     }()
+    nonisolated(unsafe) private static var sharedFilesRoot: String?
+    private static let sharedParts = [
+        "Tests/Integration/desktop", "packaging/gnome-shell-extension/legacy", "packaging/kwin-script",
+    ]
 
-    /// The path of a helper script.
-    static func script(_ name: String) -> String { scriptsDirectory + "/" + name }
+    /// The readable copy of a file or folder of the checkout (one of `sharedParts` or inside one).
+    static func checkoutFile(_ relativePath: String) -> String { sharedFiles + "/" + relativePath }
+
+    /// The path of a helper script of `Tests/Integration/desktop`.
+    static func script(_ name: String) -> String { checkoutFile("Tests/Integration/desktop/" + name) }
 
     static func missing(_ programs: [String]) -> [String] {
         programs.filter { program in

@@ -59,7 +59,8 @@ final class FocusTestProcesses: @unchecked Sendable {
         return child
     }
 
-    /// Starts `executable` as `user` (through `setpriv`, which execs, so the pid is the program's own).
+    /// Starts `executable` as `user` (through `setpriv` and `env`, which exec, so the pid is the program's own), in
+    /// `/`: the test's own working folder (the checkout) may be closed to that user.
     @discardableResult
     func start(
         asUser user: FocusTestUser, _ executable: String, _ arguments: [String], environment: [String: String],
@@ -70,7 +71,8 @@ final class FocusTestProcesses: @unchecked Sendable {
         environment["USER"] = user.name
         return try start(
             "/usr/bin/setpriv",
-            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", executable] + arguments,
+            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", "/usr/bin/env", "-C", "/", executable]
+                + arguments,
             environment: environment, log: log)
     }
 
