@@ -23,6 +23,8 @@ int clinux_errno(void) { return errno; }
 
 int clinux_sched_reset_on_fork(void) { return SCHED_RESET_ON_FORK; }
 
+const void *clinux_memrchr(const void *s, int c, size_t n) { return memrchr(s, c, n); }
+
 /* In a child between fork (or clone) and exec: default signal dispositions and an empty mask, as posix_spawn with
    POSIX_SPAWN_SETSIGDEF and POSIX_SPAWN_SETSIGMASK would give. Async-signal-safe calls only. */
 static void reset_signals_in_child(void) {

@@ -22,6 +22,12 @@ public final class Enforcer {
     /// pidfds of processes no longer tracked: a tick that changes nothing rebuilds neither list.
     private var savedChangeCount: UInt64?
     private var retainedChangeCount: UInt64?
+    /// The last tick's inputs and actions while they still hold: the machine's actions follow from the inputs and
+    /// what it holds, so a tick with the same inputs, nothing held changed since (`changeCount`) and only `.freeze`
+    /// shields (whose actions don't depend on the time) asks for the same actions again.
+    private var steady:
+        (desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], changeCount: UInt64,
+            actions: [EnforcementAction])?
 
     /// Creates an enforcer; nothing is read or changed yet.
     ///
@@ -56,6 +62,7 @@ public final class Enforcer {
         savedState = held
         savedChangeCount = nil
         retainedChangeCount = nil
+        steady = nil
     }
 
     /// One tick: makes the system match `desired` given each app's processes in `observed`.
@@ -69,13 +76,22 @@ public final class Enforcer {
     ) -> EnforcementReport {
         // Without a freezer no cgroup can be frozen: stop those processes from the first tick on.
         let observed = freezer != nil ? observed : observed.mapValues { $0.map { ObservedProcess($0.identity) } }
-        return run(machine.tick(desired: desired, observed: observed, at: now))
+        if let steady, steady.changeCount == machine.changeCount, steady.desired == desired, steady.observed == observed {
+            return run(steady.actions)
+        }
+        let before = machine.changeCount
+        let actions = machine.tick(desired: desired, observed: observed, at: now)
+        let report = run(actions)
+        let timeless = desired.values.allSatisfy { $0 == .freeze }
+        steady = timeless && machine.changeCount == before ? (desired, observed, before, actions) : nil
+        return report
     }
 
     /// Releases everything held: thaws what was frozen, resumes what was stopped. A report with failures means
     /// something is still held and listed in the state file; call again to retry.
     public func releaseAll() -> EnforcementReport {
-        run(machine.releaseAll())
+        steady = nil
+        return run(machine.releaseAll())
     }
 
     private func run(_ actions: [EnforcementAction]) -> EnforcementReport {

@@ -115,10 +115,10 @@ public struct ShieldStateMachine: Sendable {
         guard var state = apps[action.app] else { return }
         switch (action, result) {
         case (.freeze, .done):
-            break
+            return
         case (.freeze, .failed(let error)) where error.code == .freezeTimedOut:
             // The request is written and the kernel completes it later: keep it held so that it gets thawed.
-            break
+            return
         case (.freeze(let cgroup, _), .gone):
             state.frozen.remove(cgroup)
         case (.freeze(let cgroup, _), .failed):
@@ -128,7 +128,7 @@ public struct ShieldStateMachine: Sendable {
             state.frozen.remove(cgroup)
             state.unfreezable.remove(cgroup)
         case (.thaw, .failed):
-            break
+            return
         case (.signal(.suspend, let process, _), .gone), (.signal(.suspend, let process, _), .failed):
             state.stopped.remove(process)
         case (.signal(.resume, let process, _), .done), (.signal(.resume, let process, _), .gone):
@@ -137,7 +137,7 @@ public struct ShieldStateMachine: Sendable {
             (.signal(.kill, let process, _), .gone):
             state.terminating[process] = nil
         case (.signal, _):
-            break
+            return
         }
         store(state, for: action.app)
     }

@@ -39,6 +39,12 @@ extension KernelTests {
             #expect(allMakeProgress([first]))
             _ = enforcer.apply(desired: [game: .freeze], observed: observed, at: clock.now)
             #expect(eventually { schedulerState(first) == "T" })
+            // Again, on a tick that changes nothing (the enforcer repeats its last actions without recomputing them).
+            Glibc.kill(second.pid.rawValue, SIGCONT)
+            #expect(allMakeProgress([second]))
+            report = enforcer.apply(desired: [game: .freeze], observed: observed, at: clock.now)
+            #expect(report.applied.count == 2)
+            #expect(eventually { schedulerState(second) == "T" })
 
             // A process of the app started after the shield is stopped on the next tick.
             let late = try processes.spawn()

@@ -17,6 +17,9 @@ int clinux_errno(void);
 /* SCHED_RESET_ON_FORK: a flag that sched_setscheduler(2) ORs into the policy. */
 int clinux_sched_reset_on_fork(void);
 
+/* memrchr(3), a GNU extension Swift's Glibc module does not declare: the last byte `c` in the `n` bytes at `s`. */
+const void *clinux_memrchr(const void *s, int c, size_t n);
+
 /* clone3(2) with CLONE_INTO_CGROUP, then execve(2) in the child: starts `path` directly inside the cgroup whose
    directory `cgroup_fd` refers to (so a frozen cgroup holds it before it runs a single instruction of `path`). The child starts with
    default signal dispositions and an empty signal mask. Returns the child's pid, or -1 with errno set. The child exits with status 127 if execve fails. */

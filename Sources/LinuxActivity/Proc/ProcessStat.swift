@@ -1,3 +1,5 @@
+import CLinux
+import Glibc
 import ScreenTimeModel
 
 /// The fields of `/proc/PID/stat` the collector uses (proc(5)).
@@ -22,44 +24,80 @@ public struct ProcessStat: Hashable, Sendable {
     /// Parses the contents of `/proc/PID/stat`. `comm` may contain spaces and parentheses, so it is the text between
     /// the first `(` and the LAST `)`. Returns nil for malformed input.
     public init?(parsing bytes: some Collection<UInt8>) {
-        let buffer = Array(bytes)
-        guard let open = buffer.firstIndex(of: UInt8(ascii: "(")),
-            let close = buffer.lastIndex(of: UInt8(ascii: ")")), open < close,
-            let pid = Int32(parsingDecimal: buffer[..<open].dropLast(while: { $0 == UInt8(ascii: " ") }))
+        let parsed =
+            bytes.withContiguousStorageIfAvailable { Self.parse(UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { Self.parse($0) }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// The parser proper: one pass over the bytes up to field 22, allocating nothing (it runs every tick).
+    private static func parse(_ bytes: UnsafeRawBufferPointer) -> ProcessStat? {
+        let space = UInt8(ascii: " "), newline = UInt8(ascii: "\n")
+        guard let base = bytes.baseAddress, let openAddress = memchr(base, Int32(UInt8(ascii: "(")), bytes.count),
+            let closeAddress = clinux_memrchr(base, Int32(UInt8(ascii: ")")), bytes.count)
         else { return nil }
-        command = String(decoding: buffer[(open + 1)..<close], as: UTF8.self)
-        // Fields after comm, numbered from 3 (state) as in proc(5).
-        var fields: [ArraySlice<UInt8>] = []
-        fields.reserveCapacity(20)
+        let open = base.distance(to: UnsafeRawPointer(openAddress))
+        let close = base.distance(to: UnsafeRawPointer(closeAddress))
+        guard open < close,
+            let pid = Int32(parsingDecimal: bytes[..<open].dropLast(while: { $0 == space }))
+        else { return nil }
+        // Fields after comm, numbered from 3 (state) as in proc(5): 3 state, 4 ppid, 5 pgrp, 6 session, 7 tty_nr,
+        // 8 tpgid, 22 starttime.
+        var stat = ProcessStat(
+            pid: ProcessID(pid), command: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), state: " ",
+            parent: ProcessID(0), processGroup: 0, session: 0, terminal: 0, terminalForegroundGroup: 0, startTime: 0)
         var index = close + 1
-        while index < buffer.endIndex, fields.count < 20 {
-            while index < buffer.endIndex, buffer[index] == UInt8(ascii: " ") || buffer[index] == UInt8(ascii: "\n") {
-                index += 1
-            }
+        var number = 2
+        while number < 22 {
+            while index < bytes.endIndex, bytes[index] == space || bytes[index] == newline { index += 1 }
             let start = index
-            while index < buffer.endIndex, buffer[index] != UInt8(ascii: " "), buffer[index] != UInt8(ascii: "\n") {
-                index += 1
+            while index < bytes.endIndex, bytes[index] != space, bytes[index] != newline { index += 1 }
+            guard start < index else { return nil }
+            number += 1
+            let field = bytes[start..<index]
+            switch number {
+            case 3:
+                guard field.count == 1 else { return nil }
+                stat.state = Character(Unicode.Scalar(field[start]))
+            case 4:
+                guard let parent = Int32(parsingDecimal: field) else { return nil }
+                stat.parent = ProcessID(parent)
+            case 5:
+                guard let group = Int32(parsingDecimal: field) else { return nil }
+                stat.processGroup = group
+            case 6:
+                guard let session = Int32(parsingDecimal: field) else { return nil }
+                stat.session = session
+            case 7:
+                guard let terminal = Int64(parsingDecimal: field) else { return nil }
+                stat.terminal = UInt32(truncatingIfNeeded: terminal)
+            case 8:
+                guard let foreground = Int32(parsingDecimal: field) else { return nil }
+                stat.terminalForegroundGroup = foreground
+            case 22:
+                guard let start = UInt64(parsingDecimal: field) else { return nil }
+                stat.startTime = start
+            default:
+                break
             }
-            if start < index { fields.append(buffer[start..<index]) }
         }
-        // fields[0] = state (3), [1] = ppid (4), [2] = pgrp (5), [3] = session (6), [4] = tty_nr (7),
-        // [5] = tpgid (8), [19] = starttime (22).
-        guard fields.count == 20, fields[0].count == 1,
-            let parent = Int32(parsingDecimal: fields[1]),
-            let group = Int32(parsingDecimal: fields[2]),
-            let session = Int32(parsingDecimal: fields[3]),
-            let terminal = Int64(parsingDecimal: fields[4]),
-            let foreground = Int32(parsingDecimal: fields[5]),
-            let start = UInt64(parsingDecimal: fields[19])
-        else { return nil }
-        self.pid = ProcessID(pid)
-        self.state = Character(Unicode.Scalar(fields[0].first!))
-        self.parent = ProcessID(parent)
-        self.processGroup = group
+        return stat
+    }
+
+    private init(
+        pid: ProcessID, command: String, state: Character, parent: ProcessID, processGroup: Int32, session: Int32,
+        terminal: UInt32, terminalForegroundGroup: Int32, startTime: UInt64
+    ) {
+        self.pid = pid
+        self.command = command
+        self.state = state
+        self.parent = parent
+        self.processGroup = processGroup
         self.session = session
-        self.terminal = UInt32(truncatingIfNeeded: terminal)
-        self.terminalForegroundGroup = foreground
-        self.startTime = start
+        self.terminal = terminal
+        self.terminalForegroundGroup = terminalForegroundGroup
+        self.startTime = startTime
     }
 }
 

@@ -22,11 +22,9 @@ struct UsageTracker {
     ) -> (intervals: [UsageInterval], pickups: [Pickup]) {
         var intervals: [UsageInterval] = []
         var pickups: [Pickup] = []
-        var seen: Set<SessionID> = []
         for sample in samples {
-            seen.insert(sample.session)
             let previous = lastPresence[sample.session]
-            lastPresence[sample.session] = sample.presence
+            if previous != sample.presence { lastPresence[sample.session] = sample.presence }
             let front = sample.presence.counts && sample.applicationsInUse.count == 1 ? sample.applicationsInUse[0] : nil
             if var current = open[sample.session] {
                 intervals.append(interval(sample.user, sample.session, current, monotonic: monotonic, wall: wall))
@@ -44,7 +42,8 @@ struct UsageTracker {
                 pickups.append(Pickup(user: sample.user, session: sample.session, application: front.application, time: wall))
             }
         }
-        for session in Array(open.keys) where !seen.contains(session) {
+        // A handful of sessions: looked up in the samples rather than collected into a set each tick.
+        for session in open.keys.filter({ session in !samples.contains { $0.session == session } }) {
             open[session] = nil
             lastPresence[session] = nil
         }
