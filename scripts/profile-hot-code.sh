@@ -2,25 +2,83 @@
 # Regenerates scripts/hot-code.order, the functions the daemon's loop runs, which release builds place together at
 # the start of the code (lld --symbol-ordering-file): a tick then touches a few dozen pages of code instead of pages
 # scattered over 20 MB, which keeps the daemon's resident memory and its cache and TLB misses down. Run it (as root,
-# with perf) after changes to the loop's code; a stale list costs memory, never correctness.
+# with valgrind and a C compiler) after changes to the loop's code; a stale list costs memory and time, never
+# correctness.
 #
-# It runs the daemon benchmark with a tick every millisecond (the loop's work a thousand times a second, a game
-# counted then shielded) under `perf record`, while short-lived processes start and exit as on a desktop (so that
-# reading and resolving new processes is placed with the rest), and lists every function of the binary seen on a
-# sampled stack, most often seen first.
+# It runs the daemon benchmark under callgrind, which sees every function executed (sampling misses the small ones
+# run once a tick), and lists:
+#   1. the functions of the steady state the benchmark measures (a game shielded among 1,000 other processes), over
+#      30 ticks, most executed first;
+#   2. then those run only while short-lived processes start and exit as on a desktop (reading and resolving new
+#      processes), over 20 more ticks.
+# Valgrind 3.19 fails the pidfd system calls; scripts/valgrind-pidfd.c stands in for them in the profiled process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v perf >/dev/null || { echo "profile-hot-code: needs perf (apt-get install linux-perf)" >&2; exit 1; }
+for tool in valgrind callgrind_control cc objcopy; do
+    command -v "$tool" >/dev/null || { echo "profile-hot-code: needs $tool (apt-get install valgrind gcc binutils)" >&2; exit 1; }
+done
 [ "$(id -u)" = 0 ] || { echo "profile-hot-code: needs root (the daemon benchmark signals another user's game)" >&2; exit 1; }
 scripts/build-release.sh --scratch-path .build-release --product DaemonBenchmark >&2
-binary=$(readlink -f .build-release/release/DaemonBenchmark)
 work=$(mktemp -d)
+bench=
 churn=
-trap 'if [ -n "$churn" ]; then kill "$churn" 2>/dev/null; wait "$churn" 2>/dev/null; fi; rm -rf "$work"' EXIT
+cleanup() {
+    if [ -n "$churn" ]; then kill "$churn" 2>/dev/null || true; wait "$churn" 2>/dev/null || true; fi
+    # The benchmark ends by itself after its window and ends its own processes: waited for, never killed.
+    if [ -n "$bench" ]; then wait "$bench" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+cc -shared -fPIC -O2 -o "$work/pidfd.so" scripts/valgrind-pidfd.c -ldl
+# Valgrind 3.19 cannot read the DWARF 5 debug information; the symbol table is all it needs.
+objcopy --strip-debug .build-release/release/DaemonBenchmark "$work/DaemonBenchmark"
+LD_PRELOAD="$work/pidfd.so" valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.out" \
+    "$work/DaemonBenchmark" 90 >&2 &
+bench=$!
+
+# The shield is in force once the game's shell is stopped; the daemon gives back start-up memory ten ticks after start.
+for _ in $(seq 300); do
+    stopped=$(for pid in $(pgrep -f 'benchgame[.]sh' || true); do awk '$3 == "T" { print }' "/proc/$pid/stat" 2>/dev/null; done)
+    [ -n "$stopped" ] && break
+    sleep 1
+done
+[ -n "$stopped" ] || { echo "profile-hot-code: the benchmark's game was never shielded" >&2; exit 1; }
+sleep 15
+callgrind_control -z "$bench" >/dev/null
+sleep 30
+callgrind_control -d "$bench" >/dev/null
 (while :; do /bin/true; sleep 0.02; done) &
 churn=$!
-BENCH_TICK_MS=1 perf record -q -F 5000 -g -o "$work/perf.data" -- "$binary" 20 >&2
-perf script -i "$work/perf.data" --no-demangle -F ip,sym,dso 2>/dev/null |
-    awk -v binary="$binary" 'index($0, binary) && $2 != "[unknown]" { print $2 }' |
-    sed 's/+0x[0-9a-f]*$//' | sort | uniq -c | sort -rn | awk '{ print $2 }' > scripts/hot-code.order
-echo "profile-hot-code: $(wc -l < scripts/hot-code.order) functions in scripts/hot-code.order" >&2
+callgrind_control -z "$bench" >/dev/null
+sleep 20
+callgrind_control -d "$bench" >/dev/null
+kill "$churn"
+wait "$churn" 2>/dev/null || true
+churn=
+wait "$bench"
+bench=
+
+# Each function's own instruction count in a dump (names are compressed: `fn=(12) name` once, then `fn=(12)`; the
+# line after `calls=` is the call's inclusive cost, not the caller's own), most executed first.
+functions() {
+    awk '
+        /^c?fn=\(/ {
+            rest = $0; sub(/^c?fn=\(/, "", rest)
+            id = rest; sub(/\).*/, "", id)
+            name = rest; sub(/^[0-9]+\) ?/, "", name)
+            if (name != "") names[id] = name
+            if (substr($0, 1, 3) == "fn=") current = names[id]
+            next
+        }
+        /^calls=/ { skip = 1; next }
+        /^[0-9+*-]/ {
+            if (skip) { skip = 0; next }
+            if (current != "") cost[current] += $NF
+        }
+        END { for (name in cost) if (cost[name] > 0) print cost[name], name }
+    ' "$1" | sort -k1,1nr | awk '{ print $2 }'
+}
+functions "$work/callgrind.out.1" > "$work/steady"
+functions "$work/callgrind.out.2" | grep -vxF -f "$work/steady" > "$work/churn" || true
+cat "$work/steady" "$work/churn" > scripts/hot-code.order
+echo "profile-hot-code: $(wc -l < "$work/steady") steady and $(wc -l < "$work/churn") more functions in scripts/hot-code.order" >&2

@@ -38,6 +38,12 @@ public final class Collector {
     private var focusSources: [SessionID: any FocusSource] = [:]
     private var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     private var terminalReaders: [UInt32: ProcessID] = [:]
+    /// Each terminal's last foreground app and what it was derived from: the `stat` of the group's leader, read
+    /// through the terminal, the process table's `changeCount` and `eventGaps`, and the catalog. While all four are
+    /// the same the answer is too, and a steady tick reuses it.
+    private var terminalAnswers:
+        [UInt32: (stat: ProcessStat, tableChanges: UInt64, eventGaps: UInt32, catalog: ObjectIdentifier, app: AppInUse?)] =
+            [:]
     private var terminalDevices: [String: UInt32] = [:]
     private let terminalAccessTimes: TerminalAccessTimes
     /// User names of the terminal sessions made up without logind (NSS reads `/etc/passwd` on each lookup).
@@ -146,6 +152,7 @@ public final class Collector {
 
     /// Closes the focus sources of sessions that ended and forgets what was kept about them.
     private func forgetEndedSessions(_ sessions: [SessionInfo]) {
+        terminalAnswers = [:]
         let live = Set(sessions.map(\.id))
         for (id, source) in focusSources where !live.contains(id) {
             source.close()
@@ -389,15 +396,35 @@ public final class Collector {
             }
         }
         guard let stat, stat.terminalForegroundGroup > 0 else { return nil }
-        let groupID = stat.terminalForegroundGroup
-        // The process read is usually the foreground group's leader itself: its stat was just read.
-        var leader = table.verify(ProcessID(groupID), stat: stat.pid.rawValue == groupID ? stat : nil)
+        // The process read is usually the foreground group's leader itself: nothing else needs reading then.
+        guard stat.pid.rawValue == stat.terminalForegroundGroup else {
+            return foregroundApp(group: stat.terminalForegroundGroup, catalog: catalog)
+        }
+        if let last = terminalAnswers[device], last.stat == stat, last.tableChanges == table.changeCount,
+            last.eventGaps == table.eventGaps, last.catalog == ObjectIdentifier(catalog)
+        {
+            return last.app
+        }
+        let before = table.changeCount
+        let app = foregroundApp(group: stat.terminalForegroundGroup, leaderStat: stat, catalog: catalog)
+        // Kept only when the table stood still meanwhile (no refresh, no app resolved): then it is the answer.
+        if table.changeCount == before {
+            terminalAnswers[device] = (stat, before, table.eventGaps, ObjectIdentifier(catalog), app)
+        }
+        return app
+    }
+
+    /// The app of a foreground process group: its leader's (or, if the leader has exited, its first member's).
+    /// `leaderStat` is the leader's `stat` when the caller has just read it.
+    private func foregroundApp(group groupID: Int32, leaderStat: ProcessStat? = nil, catalog: AppCatalog) -> AppInUse? {
+        var leader = table.verify(ProcessID(groupID), stat: leaderStat)
         if leader == nil {
             table.refresh()
             leader = table.entries.values.filter { $0.stat.processGroup == groupID }.min { $0.pid < $1.pid }
         }
         guard let leader else { return nil }
-        if leader.app == nil { resolve(leader.pid) }
+        if let app = leader.app { return appInUse(app, pid: leader.pid, catalog: catalog) }
+        resolve(leader.pid)
         guard let app = table.entries[leader.pid]?.app else { return nil }
         return appInUse(app, pid: leader.pid, catalog: catalog)
     }

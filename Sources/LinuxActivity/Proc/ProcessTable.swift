@@ -107,7 +107,7 @@ public final class ProcessTable {
     private var refreshesSinceScan = 0
     /// How many times proc connector events were lost (an overflow); an entry read before the last loss may have
     /// executed another program unseen.
-    private var eventGaps: UInt32 = 0
+    private(set) var eventGaps: UInt32 = 0
 
     /// Lists the procfs directory, reads new processes and forgets vanished ones.
     private func scan() -> Changes {
@@ -177,23 +177,32 @@ public final class ProcessTable {
     /// connector events); `/proc/PID/exe` is compared only without them, or when events were lost since the entry was
     /// read.
     public func verify(_ pid: ProcessID, stat fresh: ProcessStat? = nil) -> ProcessEntry? {
-        guard let known = entries[pid] else { return nil }
+        // One lookup, and the entry is read and updated in place: the same process is the usual case, every tick.
+        guard let index = entries.index(forKey: pid) else { return nil }
         guard let stat = fresh ?? currentStat(of: pid, keepingOpen: true) else {
-            remove(pid)
-            carried.removed.append(known)
+            if let known = remove(pid) { carried.removed.append(known) }
             return nil
         }
-        if stat.startTime == known.stat.startTime {
-            if events != nil, known.eventGaps == eventGaps {
-                entries[pid]!.stat = stat
-                return entries[pid]
+        let gaps = eventGaps
+        let (sameProcess, noExecutionMissed) = withEntry(at: index) {
+            ($0.stat.startTime == stat.startTime, $0.eventGaps == gaps)
+        }
+        if sameProcess {
+            if events != nil, noExecutionMissed {
+                return withEntry(at: index) { entry in
+                    entry.stat = stat
+                    return entry
+                }
             }
-            if Self.executable(procRoot: procRoot, pid: pid) == known.executable {
-                entries[pid]!.stat = stat
-                entries[pid]!.eventGaps = eventGaps
-                return entries[pid]
+            if Self.executable(procRoot: procRoot, pid: pid) == withEntry(at: index, { $0.executable }) {
+                return withEntry(at: index) { entry in
+                    entry.stat = stat
+                    entry.eventGaps = gaps
+                    return entry
+                }
             }
         }
+        let known = entries.values[index]
         carried.removed.append(known)
         guard var entry = readEntry(pid) else {
             remove(pid)
@@ -203,6 +212,11 @@ public final class ProcessTable {
         store(entry)
         carried.added.append(pid)
         return entry
+    }
+
+    /// Runs `body` on the entry at `index` in place (reading through the dictionary's getter would copy the entry).
+    private func withEntry<T>(at index: [ProcessID: ProcessEntry].Index, _ body: (inout ProcessEntry) -> T) -> T {
+        body(&entries.values[index])
     }
 
     /// Stores the resolved app of a process.

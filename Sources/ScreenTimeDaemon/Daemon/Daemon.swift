@@ -267,6 +267,7 @@ public final class Daemon {
     // MARK: - Engine actions
 
     private func run(_ actions: [ActivityEngine.Action], at now: Now) {
+        guard !actions.isEmpty else { return }
         var queue = actions[...]
         while let action = queue.popFirst() {
             logger.debug("engine", metadata: ["action": "\(action)"])
