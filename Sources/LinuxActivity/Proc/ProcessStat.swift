@@ -25,14 +25,14 @@ public struct ProcessStat: Hashable, Sendable {
     /// the first `(` and the LAST `)`. Returns nil for malformed input.
     public init?(parsing bytes: some Collection<UInt8>) {
         let parsed =
-            bytes.withContiguousStorageIfAvailable { Self.parse(UnsafeRawBufferPointer($0)) }
-            ?? Array(bytes).withUnsafeBytes { Self.parse($0) }
+            bytes.withContiguousStorageIfAvailable { Self(parsingBytes: UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { Self(parsingBytes: $0) }
         guard let parsed else { return nil }
         self = parsed
     }
 
     /// The parser proper: one pass over the bytes up to field 22, allocating nothing (it runs every tick).
-    private static func parse(_ bytes: UnsafeRawBufferPointer) -> ProcessStat? {
+    private init?(parsingBytes bytes: UnsafeRawBufferPointer) {
         let space = UInt8(ascii: " "), newline = UInt8(ascii: "\n")
         guard let base = bytes.baseAddress, let openAddress = memchr(base, Int32(UInt8(ascii: "(")), bytes.count),
             let closeAddress = clinux_memrchr(base, Int32(UInt8(ascii: ")")), bytes.count)
@@ -42,11 +42,12 @@ public struct ProcessStat: Hashable, Sendable {
         guard open < close,
             let pid = Int32(parsingDecimal: bytes[..<open].dropLast(while: { $0 == space }))
         else { return nil }
+        self.pid = ProcessID(pid)
+        command = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+        (state, parent, processGroup, session, terminal, terminalForegroundGroup, startTime) =
+            (" ", ProcessID(0), 0, 0, 0, 0, 0)
         // Fields after comm, numbered from 3 (state) as in proc(5): 3 state, 4 ppid, 5 pgrp, 6 session, 7 tty_nr,
         // 8 tpgid, 22 starttime.
-        var stat = ProcessStat(
-            pid: ProcessID(pid), command: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), state: " ",
-            parent: ProcessID(0), processGroup: 0, session: 0, terminal: 0, terminalForegroundGroup: 0, startTime: 0)
         var index = close + 1
         var number = 2
         while number < 22 {
@@ -59,45 +60,25 @@ public struct ProcessStat: Hashable, Sendable {
             switch number {
             case 3:
                 guard field.count == 1 else { return nil }
-                stat.state = Character(Unicode.Scalar(field[start]))
-            case 4:
-                guard let parent = Int32(parsingDecimal: field) else { return nil }
-                stat.parent = ProcessID(parent)
-            case 5:
-                guard let group = Int32(parsingDecimal: field) else { return nil }
-                stat.processGroup = group
-            case 6:
-                guard let session = Int32(parsingDecimal: field) else { return nil }
-                stat.session = session
+                state = Character(Unicode.Scalar(field[start]))
+            case 4, 5, 6, 8:
+                guard let value = Int32(parsingDecimal: field) else { return nil }
+                switch number {
+                case 4: parent = ProcessID(value)
+                case 5: processGroup = value
+                case 6: session = value
+                default: terminalForegroundGroup = value
+                }
             case 7:
-                guard let terminal = Int64(parsingDecimal: field) else { return nil }
-                stat.terminal = UInt32(truncatingIfNeeded: terminal)
-            case 8:
-                guard let foreground = Int32(parsingDecimal: field) else { return nil }
-                stat.terminalForegroundGroup = foreground
+                guard let value = Int64(parsingDecimal: field) else { return nil }
+                terminal = UInt32(truncatingIfNeeded: value)
             case 22:
-                guard let start = UInt64(parsingDecimal: field) else { return nil }
-                stat.startTime = start
+                guard let value = UInt64(parsingDecimal: field) else { return nil }
+                startTime = value
             default:
                 break
             }
         }
-        return stat
-    }
-
-    private init(
-        pid: ProcessID, command: String, state: Character, parent: ProcessID, processGroup: Int32, session: Int32,
-        terminal: UInt32, terminalForegroundGroup: Int32, startTime: UInt64
-    ) {
-        self.pid = pid
-        self.command = command
-        self.state = state
-        self.parent = parent
-        self.processGroup = processGroup
-        self.session = session
-        self.terminal = terminal
-        self.terminalForegroundGroup = terminalForegroundGroup
-        self.startTime = startTime
     }
 }
 
