@@ -77,11 +77,11 @@ public final class Enforcer {
         // Without a freezer no cgroup can be frozen: stop those processes from the first tick on.
         let observed = freezer != nil ? observed : observed.mapValues { $0.map { ObservedProcess($0.identity) } }
         if let steady, steady.changeCount == machine.changeCount, steady.desired == desired, steady.observed == observed {
-            return run(steady.actions)
+            return run(steady.actions, observed: observed)
         }
         let before = machine.changeCount
         let actions = machine.tick(desired: desired, observed: observed, at: now)
-        let report = run(actions)
+        let report = run(actions, observed: observed)
         let timeless = desired.values.allSatisfy { $0 == .freeze }
         steady = timeless && machine.changeCount == before ? (desired, observed, before, actions) : nil
         return report
@@ -94,11 +94,14 @@ public final class Enforcer {
         return run(machine.releaseAll())
     }
 
-    private func run(_ actions: [EnforcementAction]) -> EnforcementReport {
+    /// Carries out `actions`; a process listed in `observed` was seen running this tick.
+    private func run(
+        _ actions: [EnforcementAction], observed: [AppID: [ObservedProcess]] = [:]
+    ) -> EnforcementReport {
         var report = EnforcementReport()
         saveIfChanged(into: &report)
         for action in actions {
-            let result = perform(action)
+            let result = perform(action, observed: observed)
             machine.record(result, of: action)
             report.entries.append(.init(action: action, result: result))
         }
@@ -110,11 +113,12 @@ public final class Enforcer {
         return report
     }
 
-    private func perform(_ action: EnforcementAction) -> ActionResult {
+    private func perform(_ action: EnforcementAction, observed: [AppID: [ObservedProcess]]) -> ActionResult {
         do {
             switch action {
-            case .signal(let signal, let process, _):
-                return try signaller.send(signal, to: process) == .delivered ? .done : .gone
+            case .signal(let signal, let process, let app):
+                let seenAlive = observed[app]?.contains { $0.identity == process } ?? false
+                return try signaller.send(signal, to: process, seenAlive: seenAlive) == .delivered ? .done : .gone
             case .freeze(let cgroup, _):
                 guard let freezer else {
                     return .failed(EnforcementError(.freezeFailed, "freezing \(cgroup): no cgroup2 file system"))

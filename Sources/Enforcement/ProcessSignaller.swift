@@ -36,12 +36,18 @@ public final class ProcessSignaller {
 
     /// Sends `signal` to `process` if it is still the process that identity names.
     ///
-    /// - Returns: `.delivered`, or `.gone` when the process has exited or its pid was reused.
+    /// - Parameter seenAlive: the caller has just seen the process running (the collector's table, which drops a
+    ///   process when the kernel reports its exit): the pidfd's exit check is skipped. A process that exited since
+    ///   is then signalled as a zombie, which the kernel accepts, and found gone on the next send.
+    /// - Returns: `.delivered`, or `.gone` when the process has exited (a zombie counts as exited) or its pid was
+    ///   reused.
     /// - Throws: `EnforcementError` with `.pidfdOpenFailed` or `.signalFailed` (usually `EPERM`: another user's
     ///   process and no `CAP_KILL`).
-    public func send(_ signal: ProcessSignal, to process: ProcessIdentity) throws(EnforcementError) -> SignalOutcome {
+    public func send(
+        _ signal: ProcessSignal, to process: ProcessIdentity, seenAlive: Bool = false
+    ) throws(EnforcementError) -> SignalOutcome {
         guard let descriptor = try descriptor(for: process) else { return .gone }
-        if hasExited(descriptor) {
+        if !seenAlive, hasExited(descriptor) {
             forget(process)
             return .gone
         }

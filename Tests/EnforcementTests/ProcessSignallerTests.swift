@@ -46,6 +46,23 @@ extension KernelTests {
             #expect(try signaller.send(.terminate, to: sleeper) == .gone)
         }
 
+        @Test func aProcessSeenAliveIsSignalledWithoutTheExitCheckAndAReapedOneIsStillGone() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            let signaller = ProcessSignaller()
+            let sleeper = try processes.spawn(["/bin/sleep", "1000"])
+            #expect(try signaller.send(.suspend, to: sleeper, seenAlive: true) == .delivered)
+            #expect(eventually { schedulerState(sleeper) == "T" })
+            #expect(try signaller.send(.kill, to: sleeper, seenAlive: true) == .delivered)
+            // A zombie, which the caller still believes alive: the kernel accepts the signal.
+            #expect(eventually { !signaller.isAlive(sleeper) })
+            #expect(try signaller.send(.suspend, to: sleeper, seenAlive: true) == .delivered)
+            #expect(try signaller.send(.suspend, to: sleeper) == .gone)
+            // Reaped: gone whatever the caller believes.
+            #expect(eventually { processes.reapIfExited(sleeper) })
+            #expect(try signaller.send(.suspend, to: sleeper, seenAlive: true) == .gone)
+        }
+
         private func noneStopped(_ process: ProcessIdentity) -> Bool {
             // Give a wrongly delivered SIGSTOP time to show.
             usleep(100_000)
