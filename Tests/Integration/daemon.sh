@@ -74,7 +74,6 @@ start_daemon() {
 }
 T0=$(date +%s.%N)
 start_daemon 1
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}'; }
 check "daemon runs as a Type=notify user service (READY=1 sent)" wait_for 5 as_user systemctl --user is-active --quiet screentimed-1
 check "daemon reports its status to systemd" wait_for 5 sh -c \
     "$SANDBOX run $NAME -- runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 systemctl --user show -p StatusText --value screentimed-1 | grep -q '1 limits'"
