@@ -20,40 +20,24 @@ struct TerminalForegroundTests {
         """
 
     @Test func theAppInFrontFollowsTheForegroundGroupWithNoProcessStartingOrExiting() throws {
-        var pid: pid_t = 0
-        let argv = [
-            "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/script", "-qfc",
-            "exec /usr/bin/perl -e '\(Self.program)'", "/dev/null",
-        ]
-        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for pointer in arguments { free(pointer) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        // The test runner's threads block signals; the programs get an empty mask and default handlers.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        try #require(posix_spawn(&pid, argv[0], &actions, &attributes, &arguments, environ) == 0)
-        let script = pid
+        // Started with an empty signal mask and default handlers (the test runner's threads block signals).
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let script = try processes.start(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/script", "-qfc",
+                "exec /usr/bin/perl -e '\(Self.program)'", "/dev/null",
+            ]
+        ).pid
         var leader: ProcessID?
         defer {
-            // The leader's child, the leader, then script(1), which ends with it.
+            // The leader's child and the leader, before script(1) is stopped: the child sits in a process group of its
+            // own, which the terminal's hangup would not reach.
             for perl in [leader?.rawValue, childOf(script)].compactMap({ $0 }) {
                 if let child = childOf(perl) { kill(child, SIGKILL) }
                 kill(perl, SIGKILL)
             }
-            kill(script, SIGKILL)
-            var status: Int32 = 0
-            waitpid(script, &status, 0)
         }
 
         let collector = Collector(tokenizer: Tokenizer(key: Array(repeating: 7, count: 32)))
