@@ -24,10 +24,11 @@ public final class Enforcer {
     private var retainedChangeCount: UInt64?
     /// The last tick's inputs and actions while they still hold: the machine's actions follow from the inputs and
     /// what it holds, so a tick with the same inputs, nothing held changed since (`changeCount`) and only `.freeze`
-    /// shields (whose actions don't depend on the time) asks for the same actions again.
+    /// shields (whose actions don't depend on the time) asks for the same actions again. `seen` is every observed
+    /// process.
     private var steady:
         (desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], changeCount: UInt64,
-            actions: [EnforcementAction])?
+            actions: [EnforcementAction], seen: Set<ProcessIdentity>)?
 
     /// Creates an enforcer; nothing is read or changed yet.
     ///
@@ -77,13 +78,14 @@ public final class Enforcer {
         // Without a freezer no cgroup can be frozen: stop those processes from the first tick on.
         let observed = freezer != nil ? observed : observed.mapValues { $0.map { ObservedProcess($0.identity) } }
         if let steady, steady.changeCount == machine.changeCount, steady.desired == desired, steady.observed == observed {
-            return run(steady.actions, observed: observed)
+            return run(steady.actions, seen: steady.seen)
         }
         let before = machine.changeCount
         let actions = machine.tick(desired: desired, observed: observed, at: now)
-        let report = run(actions, observed: observed)
+        let seen = Set(observed.values.joined().map(\.identity))
+        let report = run(actions, seen: seen)
         let timeless = desired.values.allSatisfy { $0 == .freeze }
-        steady = timeless && machine.changeCount == before ? (desired, observed, before, actions) : nil
+        steady = timeless && machine.changeCount == before ? (desired, observed, before, actions, seen) : nil
         return report
     }
 
@@ -94,14 +96,12 @@ public final class Enforcer {
         return run(machine.releaseAll())
     }
 
-    /// Carries out `actions`; a process listed in `observed` was seen running this tick.
-    private func run(
-        _ actions: [EnforcementAction], observed: [AppID: [ObservedProcess]] = [:]
-    ) -> EnforcementReport {
+    /// Carries out `actions`; the processes in `seen` were observed running this tick.
+    private func run(_ actions: [EnforcementAction], seen: Set<ProcessIdentity> = []) -> EnforcementReport {
         var report = EnforcementReport()
         saveIfChanged(into: &report)
         for action in actions {
-            let result = perform(action, observed: observed)
+            let result = perform(action, seen: seen)
             machine.record(result, of: action)
             report.entries.append(.init(action: action, result: result))
         }
@@ -113,11 +113,11 @@ public final class Enforcer {
         return report
     }
 
-    private func perform(_ action: EnforcementAction, observed: [AppID: [ObservedProcess]]) -> ActionResult {
+    private func perform(_ action: EnforcementAction, seen: Set<ProcessIdentity>) -> ActionResult {
         do {
             switch action {
-            case .signal(let signal, let process, let app):
-                let seenAlive = observed[app]?.contains { $0.identity == process } ?? false
+            case .signal(let signal, let process, _):
+                let seenAlive = seen.contains(process)
                 return try signaller.send(signal, to: process, seenAlive: seenAlive) == .delivered ? .done : .gone
             case .freeze(let cgroup, _):
                 guard let freezer else {
