@@ -97,6 +97,8 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
 
 int clinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+int clinux_set_timer_slack(unsigned long nanoseconds) { return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0); }
+
 #include <link.h>
 #include <malloc.h>
 #include <sys/mman.h>

@@ -53,6 +53,10 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
 
 /* Names the calling thread (prctl(2) PR_SET_NAME; the kernel keeps 15 bytes). Returns 0 or -1 with errno set. */
 int clinux_set_thread_name(const char *name);
+
+/* Sets the calling thread's timer slack (prctl(2) PR_SET_TIMERSLACK): how late, in nanoseconds, the kernel may end its
+   sleeps to wake it together with other timers; 0 sets the thread's default back. Returns 0 or -1 with errno set. */
+int clinux_set_timer_slack(unsigned long nanoseconds);
 /* Gives back the memory that start-up touched and the work since doesn't use: the process's mappings of its
    executable's and libraries' never-writable pages (code, read-only data: PT_LOAD segments without PF_W, as
    dl_iterate_phdr(3) lists them) are dropped with madvise(MADV_DONTNEED), their writable segments are offered to
