@@ -61,6 +61,8 @@ public final class Collector {
     /// The last snapshot and the sessions it was made for.
     private var lastSnapshot: ActivitySnapshot?
     private var lastSnapshotSessions: [SessionInfo] = []
+    /// What the last tick read of each of those sessions.
+    private var lastReadings: [SessionReading] = []
     /// Bumped each time `tick` returns a snapshot that differs from the one before: what a caller derived from a
     /// snapshot stays valid while this doesn't change.
     public private(set) var snapshotRevision: UInt64 = 0
@@ -116,14 +118,23 @@ public final class Collector {
         let sessions = logind?.sessions(now: now) ?? terminalSessions()
         let sessionsChanged = sessions != lastSnapshotSessions
         if sessionsChanged { forgetEndedSessions(sessions) }
-        if runningApps?.version != countsVersion || sessionsChanged {
-            runningApps = (countsVersion, runningApps(of: sessions))
-        }
+        let runningChanged = runningApps?.version != countsVersion || sessionsChanged
+        if runningChanged { runningApps = (countsVersion, runningApps(of: sessions)) }
 
-        // A steady tick sees what the last one saw: its snapshot is returned again, and nothing new is allocated.
+        // A steady tick sees what the last one saw: its snapshot is returned again, and nothing new is allocated. A
+        // session whose reading, running apps and logind record are those of the last tick has the same activity,
+        // which isn't made again.
+        let readingsHold = !runningChanged && lastReadings.count == sessions.count && lastSnapshot != nil
+        if !readingsHold { lastReadings.removeAll(keepingCapacity: true) }
         var fresh: [SessionActivity]?
         for (index, session) in sessions.enumerated() {
-            let activity = observe(session, running: runningApps?.apps[session.id] ?? [], now: now, wallNow: wallNow)
+            let reading = read(session, now: now, wallNow: wallNow)
+            if readingsHold, let last = lastSnapshot, lastReadings[index] == reading {
+                fresh?.append(last.sessions[index])
+                continue
+            }
+            if readingsHold { lastReadings[index] = reading } else { lastReadings.append(reading) }
+            let activity = self.activity(of: session, reading: reading, running: runningApps?.apps[session.id] ?? [])
             if fresh == nil, !sessionsChanged, let last = lastSnapshot, last.sessions[index] == activity { continue }
             if fresh == nil { fresh = Array((lastSnapshot?.sessions ?? []).prefix(sessionsChanged ? 0 : index)) }
             fresh?.append(activity)
@@ -260,7 +271,17 @@ public final class Collector {
         return owners.mapValues(\.0)
     }
 
-    private func observe(_ session: SessionInfo, running: [RunningApp], now: Duration, wallNow: Int64) -> SessionActivity {
+    /// What a tick reads of a session besides its logind record: the app in front, and whether input is idle.
+    private struct SessionReading: Equatable {
+        var focus = FocusKind.fallback
+        var focusSource = "none"
+        var idleSource: String
+        var foreground: AppInUse?
+        var idle: Bool
+        var inhibited: Bool
+    }
+
+    private func read(_ session: SessionInfo, now: Duration, wallNow: Int64) -> SessionReading {
         let catalog = catalog(for: session.user)
         var focus = FocusKind.fallback
         var focusSourceName = "none"
@@ -301,15 +322,22 @@ public final class Collector {
 
         let idle =
             !inhibited && (session.idleHint || (idleFromInput.map { $0 >= configuration.idleTimeout } ?? false))
+        return SessionReading(
+            focus: focus, focusSource: focusSourceName, idleSource: idleSource, foreground: foreground, idle: idle,
+            inhibited: inhibited)
+    }
+
+    private func activity(of session: SessionInfo, reading: SessionReading, running: [RunningApp]) -> SessionActivity {
         let presence: SessionPresence =
-            session.lockedHint ? .locked : !session.active || session.state == "closing" ? .background : idle ? .idle : .active
+            session.lockedHint
+            ? .locked : !session.active || session.state == "closing" ? .background : reading.idle ? .idle : .active
         return SessionActivity(
             id: session.id, user: session.user, userName: session.userName, type: session.type.rawValue,
             sessionClass: session.sessionClass.rawValue, state: session.state, seat: session.seat, tty: session.tty,
             display: session.display, leader: session.leader, remote: session.remote, desktop: session.desktop,
-            active: session.active, idle: idle, locked: session.lockedHint, idleInhibited: inhibited,
-            presence: presence, focus: focus, focusSource: focusSourceName, idleSource: idleSource,
-            foreground: foreground, runningApps: running)
+            active: session.active, idle: reading.idle, locked: session.lockedHint, idleInhibited: reading.inhibited,
+            presence: presence, focus: reading.focus, focusSource: reading.focusSource, idleSource: reading.idleSource,
+            foreground: reading.foreground, runningApps: running)
     }
 
     private func focusSource(for session: SessionInfo, now: Duration) -> (any FocusSource)? {
