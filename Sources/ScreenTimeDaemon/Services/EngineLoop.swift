@@ -134,7 +134,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
 
     /// How late a tick may come, as a part of the interval between ticks: the kernel may then end the loop's sleep
     /// together with another timer's instead of waking the processor for it alone (a wake-up on its own costs this
-    /// loop about a quarter of its time at 1 s sampling).
+    /// loop about a third of its time at 1 s sampling).
     private static let tickSlackDivisor = 20
 
     /// How many ticks after a start or a reload the loop gives back the memory start-up touched.
