@@ -77,7 +77,9 @@ public final class Enforcer {
     ) -> EnforcementReport {
         // Without a freezer no cgroup can be frozen: stop those processes from the first tick on.
         let observed = freezer != nil ? observed : observed.mapValues { $0.map { ObservedProcess($0.identity) } }
-        if let steady, steady.changeCount == machine.changeCount, steady.desired == desired, steady.observed == observed {
+        if let steady, steady.changeCount == machine.changeCount, Self.same(steady.desired, desired),
+            Self.same(steady.observed, observed)
+        {
             return run(steady.actions, seen: steady.seen)
         }
         let before = machine.changeCount
@@ -87,6 +89,14 @@ public final class Enforcer {
         let timeless = desired.values.allSatisfy { $0 == .freeze }
         steady = timeless && machine.changeCount == before ? (desired, observed, before, actions, seen) : nil
         return report
+    }
+
+    /// Whether two dictionaries are equal, without comparing them when they are the same storage: a caller passing
+    /// the wanted and observed sets it passed last time (kept while nothing changed) costs no hashing. A dictionary is
+    /// one reference to its storage, which isn't changed in place while another dictionary shares it.
+    private static func same<Value: Equatable>(_ first: [AppID: Value], _ second: [AppID: Value]) -> Bool {
+        let shared = withUnsafeBytes(of: first) { one in withUnsafeBytes(of: second) { other in one.elementsEqual(other) } }
+        return shared || first == second
     }
 
     /// Releases everything held: thaws what was frozen, resumes what was stopped. A report with failures means
