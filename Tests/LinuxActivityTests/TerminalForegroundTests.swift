@@ -70,6 +70,47 @@ struct TerminalForegroundTests {
         #expect(front()?.pid == perl)
     }
 
+    /// A terminal session's presence follows its input from one tick to the next while nothing else about it changes
+    /// (same processes, same app in front): the terminal's access time, set here as a key press would.
+    @Test func thePresenceFollowsTheTerminalsInputWithNothingElseChanging() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let script = try processes.start(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/script", "-qfc", "exec /bin/sleep 1000", "/dev/null"]
+        ).pid
+        // The sleep leads the terminal's session; ended before script(1) in case the hangup doesn't reach it.
+        defer { if let sleeper = childOf(script) { kill(sleeper, SIGKILL) } }
+
+        var configuration = Collector.Configuration()
+        configuration.idleTimeout = .seconds(60)
+        let collector = Collector(configuration: configuration, tokenizer: Tokenizer(key: Array(repeating: 7, count: 32)))
+        defer { collector.close() }
+        var second: Int64 = 0
+        func session() -> SessionActivity? {
+            second += 1
+            return collector.tick(now: .seconds(second), wallNow: Int64(time(nil))).sessions.first { activity in
+                activity.foreground?.pid.map { parent(of: $0.rawValue) == script } ?? false
+            }
+        }
+        #expect(eventually { session() != nil })
+        let tty = try #require(session()?.tty)
+        func lastInput(secondsAgo: Int) {
+            // Access time only; UTIME_OMIT leaves the modification time.
+            var times = [timespec(tv_sec: time(nil) - secondsAgo, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]
+            #expect(utimensat(AT_FDCWD, "/dev/\(tty)", &times, 0) == 0)
+        }
+
+        lastInput(secondsAgo: 0)
+        #expect(session()?.presence == .active)
+        lastInput(secondsAgo: 600)
+        #expect(session()?.presence == .idle)
+        #expect(session()?.idle == true)
+        lastInput(secondsAgo: 0)
+        #expect(session()?.presence == .active)
+        #expect(session()?.presence == .active)
+    }
+
     private func parent(of pid: pid_t) -> pid_t? {
         guard let file = fopen("/proc/\(pid)/stat", "r") else { return nil }
         defer { fclose(file) }
