@@ -6,19 +6,22 @@ import Synchronization
 /// The clocks the daemon reads, in one place.
 public enum Clocks {
     /// `CLOCK_MONOTONIC` (suspend excluded) as time since boot.
-    public static func monotonic() -> Duration {
+    public static func monotonic() -> Duration { .nanoseconds(monotonicInstant().nanoseconds) }
+
+    /// `CLOCK_MONOTONIC` as an instant (integer nanoseconds since boot).
+    public static func monotonicInstant() -> MonotonicInstant {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        return MonotonicInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 
     /// Monotonic time, wall time (`CLOCK_REALTIME`) and the system time zone, read together.
     public static func now() -> Now {
-        let monotonic = monotonic()
+        let monotonic = monotonicInstant()
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         return Now(
-            monotonic: MonotonicInstant(sinceBoot: monotonic),
+            monotonic: monotonic,
             wallClock: WallClockInstant(nanosecondsSince1970: Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec)),
             timeZone: SystemTimeZone.current())
     }

@@ -78,7 +78,11 @@ public final class EngineLoop: Service, @unchecked Sendable {
         }
         var lastStatus: Status?
         let feedsWatchdog = systemd.watchdogInterval() != nil
-        var nextTick = Clocks.monotonic()
+        // The loop's times in nanoseconds of CLOCK_MONOTONIC: integer arithmetic, no Duration's 128-bit one per pass.
+        let interval = daemon.settings.tickInterval.components.seconds * 1_000_000_000
+            + daemon.settings.tickInterval.components.attoseconds / 1_000_000_000
+        let tickSlack = interval / Int64(Self.tickSlackDivisor)
+        var nextTick = Clocks.monotonicInstant()
         var filesReported = false
         // Start-up, reloads and rare events touch much that ticks don't (Foundation's and ICU's set-up, the policy
         // parser, the migrations, a first shield): given back some ticks after a start or a reload, then every few
@@ -99,7 +103,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 now = Clocks.now()
             }
             if changed.policy, daemon.reloadIfPolicyChanged(at: now) { ticksUntilRelease = Self.ticksBeforeRelease }
-            let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
+            let monotonic = now.monotonic
             if monotonic >= nextTick {
                 daemon.tick(at: now)
                 if feedsWatchdog { _ = try? systemd.watchdog() }
@@ -116,18 +120,18 @@ public final class EngineLoop: Service, @unchecked Sendable {
                     let advised = clinux_release_unused_pages()
                     logger.debug("released memory the loop doesn't use", metadata: ["advised bytes": "\(advised)"])
                 }
-                nextTick += daemon.settings.tickInterval
+                nextTick.nanoseconds += interval
                 // After a stall or suspend, start again from now rather than catching up tick by tick.
-                if nextTick < monotonic { nextTick = monotonic + daemon.settings.tickInterval }
+                if nextTick < monotonic { nextTick.nanoseconds = monotonic.nanoseconds + interval }
             } else if let wakeUp = daemon.wakeUp, wakeUp <= now.monotonic {
                 daemon.wake(at: now)
             }
             // A tick may come a little late (its sample measures the time that really passed); an instant the
             // engine asked for (a threshold, a schedule's boundary) may not.
-            if let wakeUp = daemon.wakeUp, Duration.nanoseconds(wakeUp.nanoseconds) < nextTick {
-                filesReported = sleep.wait(until: .nanoseconds(wakeUp.nanoseconds), slack: .zero)
+            if let wakeUp = daemon.wakeUp, wakeUp < nextTick {
+                filesReported = sleep.wait(until: wakeUp, slackNanoseconds: 0)
             } else {
-                filesReported = sleep.wait(until: nextTick, slack: daemon.settings.tickInterval / Self.tickSlackDivisor)
+                filesReported = sleep.wait(until: nextTick, slackNanoseconds: tickSlack)
             }
         }
     }
@@ -166,24 +170,20 @@ private final class LoopSleep: @unchecked Sendable {
         descriptors = try DescriptorSet([wakeup.fileDescriptor] + (files.fileDescriptor.map { [$0] } ?? []))
     }
 
-    /// The thread's timer slack now (`.zero`: the kernel's default, 50 µs).
-    private var slack = Duration.zero
+    /// The thread's timer slack now, in nanoseconds (0: the kernel's default, 50 µs).
+    private var slack: Int64 = 0
 
-    /// Sleeps until `deadline` (monotonic), or up to `slack` later, until the wake-up descriptor is signalled or until
+    /// Sleeps until `deadline`, or up to `slackNanoseconds` later, until the wake-up descriptor is signalled or until
     /// a watched file changes. The timeout is rounded up to the millisecond, so the loop never wakes before an
     /// instant the engine asked for. Returns whether the file watch has events to read.
-    func wait(until deadline: Duration, slack: Duration) -> Bool {
-        let pause = deadline - Clocks.monotonic()
-        guard pause > .zero else { return false }
-        if slack != self.slack {
+    func wait(until deadline: MonotonicInstant, slackNanoseconds: Int64) -> Bool {
+        let pause = deadline.nanoseconds - Clocks.monotonicInstant().nanoseconds
+        guard pause > 0 else { return false }
+        if slackNanoseconds != slack {
             // The slack changes only between ticks and an engine's instant: rarely, and one system call then.
-            let (seconds, attoseconds) = slack.components
-            if clinux_set_timer_slack(UInt(seconds) * 1_000_000_000 + UInt(attoseconds / 1_000_000_000)) == 0 {
-                self.slack = slack
-            }
+            if clinux_set_timer_slack(UInt(slackNanoseconds)) == 0 { slack = slackNanoseconds }
         }
-        let (seconds, attoseconds) = pause.components
-        let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: (pause + 999_999) / 1_000_000)
         let ready = descriptors.wait(timeoutMilliseconds: milliseconds)
         if ready & Self.wakeupBit != 0 { wakeup.drain() }
         return ready & Self.filesBit != 0
