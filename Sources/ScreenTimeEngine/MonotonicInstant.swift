@@ -73,7 +73,7 @@ public struct Now: Hashable, Sendable, Codable, CustomStringConvertible {
 
 extension Duration {
     /// The span in whole nanoseconds, rounded toward zero (spans below a nanosecond do not matter here).
-    var nanoseconds: Int64 {
+    public var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

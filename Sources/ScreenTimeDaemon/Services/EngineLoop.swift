@@ -79,8 +79,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         var lastStatus: Status?
         let feedsWatchdog = systemd.watchdogInterval() != nil
         // The loop's times in nanoseconds of CLOCK_MONOTONIC: integer arithmetic, no Duration's 128-bit one per pass.
-        let interval = daemon.settings.tickInterval.components.seconds * 1_000_000_000
-            + daemon.settings.tickInterval.components.attoseconds / 1_000_000_000
+        let interval = daemon.settings.tickInterval.nanoseconds
         let tickSlack = interval / Int64(Self.tickSlackDivisor)
         var nextTick = Clocks.monotonicInstant()
         var filesReported = false
