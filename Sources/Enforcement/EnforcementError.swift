@@ -31,6 +31,8 @@ public struct EnforcementError: Error, Hashable, Sendable, CustomStringConvertib
         public static let cgroupMountNotFound = Code(rawValue: "cgroup2-not-mounted")
         /// The enforcer's state file could not be read, parsed or written.
         public static let stateFileFailed = Code(rawValue: "state-file-failed")
+        /// A process could not be moved into a scope of its own.
+        public static let confineFailed = Code(rawValue: "confine-failed")
         /// The thread's scheduling policy or nice value could not be changed.
         public static let priorityFailed = Code(rawValue: "priority-failed")
     }

@@ -1,3 +1,5 @@
+import ScreenTimeModel
+
 /// What one enforcer operation did: each action with its result, and whether the state file could be written.
 public struct EnforcementReport: Sendable {
     /// One action and what became of it.
@@ -12,6 +14,8 @@ public struct EnforcementReport: Sendable {
     public var entries: [Entry] = []
     /// Set when the state file could not be written; what is held may then not be released after a crash.
     public var stateFileError: EnforcementError?
+    /// Processes of frozen apps that were resumed too often and are being terminated instead, for a notification.
+    public var escalated: [(app: AppID, process: ProcessIdentity)] = []
 
     /// Creates an empty report.
     public init() {}

@@ -15,6 +15,7 @@ public final class Enforcer {
     private var machine = ShieldStateMachine()
     private let signaller: ProcessSignaller
     private let freezer: Freezer?
+    private let confiner: (any ProcessConfiner)?
     private let stateFile: StateFile
     private let freezeTimeout: Duration
     private var savedState = HeldResources()
@@ -35,14 +36,17 @@ public final class Enforcer {
     /// - Parameters:
     ///   - stateFile: where to record what is held.
     ///   - freezer: the cgroup2 freezer; nil where there is no cgroup2 (every shield then uses `SIGSTOP`).
+    ///   - confiner: moves a process that shares its cgroup into a scope of its own; nil where the service manager
+    ///     can't be asked (such processes are then stopped with `SIGSTOP`).
     ///   - signaller: sends signals through pidfds.
     ///   - freezeTimeout: how long to wait for `cgroup.events` to report a freeze or thaw.
     public init(
-        stateFile: StateFile, freezer: Freezer?, signaller: ProcessSignaller = ProcessSignaller(),
-        freezeTimeout: Duration = .seconds(2)
+        stateFile: StateFile, freezer: Freezer?, confiner: (any ProcessConfiner)? = nil,
+        signaller: ProcessSignaller = ProcessSignaller(), freezeTimeout: Duration = .seconds(2)
     ) {
         self.stateFile = stateFile
         self.freezer = freezer
+        self.confiner = freezer == nil ? nil : confiner
         self.signaller = signaller
         self.freezeTimeout = freezeTimeout
     }
@@ -75,8 +79,13 @@ public final class Enforcer {
     public func apply(
         desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], at now: ContinuousClock.Instant
     ) -> EnforcementReport {
-        // Without a freezer no cgroup can be frozen: stop those processes from the first tick on.
-        let observed = freezer != nil ? observed : observed.mapValues { $0.map { ObservedProcess($0.identity) } }
+        // Without a freezer no cgroup can be frozen: stop those processes from the first tick on. Without a confiner
+        // nothing can be moved into a scope of its own.
+        let observed =
+            freezer == nil
+            ? observed.mapValues { $0.map { ObservedProcess($0.identity) } }
+            : confiner == nil
+                ? observed.mapValues { $0.map { ObservedProcess($0.identity, ownCgroup: $0.ownCgroup) } } : observed
         if let steady, steady.changeCount == machine.changeCount, Self.same(steady.desired, desired),
             Self.same(steady.observed, observed)
         {
@@ -97,6 +106,30 @@ public final class Enforcer {
     private static func same<Value: Equatable>(_ first: [AppID: Value], _ second: [AppID: Value]) -> Bool {
         let shared = withUnsafeBytes(of: first) { one in withUnsafeBytes(of: second) { other in one.elementsEqual(other) } }
         return shared || first == second
+    }
+
+    /// Whether processes are held by `SIGSTOP` alone, which their owner can undo with `SIGCONT`: the caller should
+    /// `recheckStopped(at:)` often (every 100 ms) while this holds.
+    public var holdsStoppedProcesses: Bool { !machine.stoppedUnderShield.isEmpty }
+
+    /// Between ticks: finds processes held by `SIGSTOP` that run again (their owner sent `SIGCONT`) and stops them
+    /// again, or terminates one resumed too often (`report.escalated`).
+    public func recheckStopped(at now: ContinuousClock.Instant) -> EnforcementReport {
+        let running = Set(
+            machine.stoppedUnderShield.filter { process in
+                guard let status = ProcessStatus.read(process.pid), status.startTime == process.startTime else {
+                    return false
+                }
+                return !"TtZX".contains(status.state)
+            })
+        guard !running.isEmpty else { return EnforcementReport() }
+        steady = nil
+        let actions = machine.recheck(running: running, at: now)
+        var report = run(actions, seen: running)
+        report.escalated = actions.compactMap { action in
+            if case .signal(.terminate, let process, let app) = action { (app, process) } else { nil }
+        }
+        return report
     }
 
     /// Releases everything held: thaws what was frozen, resumes what was stopped. A report with failures means
@@ -134,6 +167,14 @@ public final class Enforcer {
                     return .failed(EnforcementError(.freezeFailed, "freezing \(cgroup): no cgroup2 file system"))
                 }
                 return try freezer.freeze(cgroup, timeout: freezeTimeout) == .settled ? .done : .gone
+            case .confine(let process, let app):
+                guard let confiner, let freezer else {
+                    return .failed(EnforcementError(.confineFailed, "moving \(process) into a scope: no service manager"))
+                }
+                guard let cgroup = try confiner.confine(process, app: app) else { return .gone }
+                // Frozen at once, so the move opens no window; a freeze that fails is retried by the next tick.
+                _ = try? freezer.freeze(cgroup, timeout: freezeTimeout)
+                return .confined(cgroup)
             case .thaw(let cgroup, _):
                 guard let freezer else {
                     return .failed(EnforcementError(.thawFailed, "thawing \(cgroup): no cgroup2 file system"))

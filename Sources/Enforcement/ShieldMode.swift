@@ -17,11 +17,16 @@ public struct ObservedProcess: Hashable, Sendable, Codable {
     /// The cgroup the process lives in when that cgroup belongs to the app alone (see `CgroupPath.isAppOwnCgroup`);
     /// nil when the process shares its cgroup with others (a terminal's session scope), so it may not be frozen.
     public var ownCgroup: CgroupPath?
+    /// Whether the process lives in a cgroup of the enforcer's own service manager that it may move the process out
+    /// of (the user manager's tree, outside an app's own cgroup), into a scope of its own that can then be frozen.
+    /// False for a login session's scope, which only root may change.
+    public var confinable: Bool
 
     /// Creates an observation.
-    public init(_ identity: ProcessIdentity, ownCgroup: CgroupPath? = nil) {
+    public init(_ identity: ProcessIdentity, ownCgroup: CgroupPath? = nil, confinable: Bool = false) {
         self.identity = identity
         self.ownCgroup = ownCgroup
+        self.confinable = ownCgroup == nil && confinable
     }
 }
 
@@ -34,11 +39,14 @@ public enum EnforcementAction: Hashable, Sendable, CustomStringConvertible {
     /// Send a signal to a process of `app`. A `.kill` always follows a `.terminate` whose grace period ran out:
     /// the process ignored `SIGTERM`.
     case signal(ProcessSignal, ProcessIdentity, app: AppID)
+    /// Move a process of `app` that shares its cgroup into a new scope of its own and freeze that scope; the result
+    /// is `.confined` with the scope's cgroup.
+    case confine(ProcessIdentity, app: AppID)
 
     /// The app the action is for.
     public var app: AppID {
         switch self {
-        case .freeze(_, let app), .thaw(_, let app), .signal(_, _, let app): app
+        case .freeze(_, let app), .thaw(_, let app), .signal(_, _, let app), .confine(_, let app): app
         }
     }
 
@@ -48,6 +56,7 @@ public enum EnforcementAction: Hashable, Sendable, CustomStringConvertible {
         case .freeze(let cgroup, let app): "freeze \(cgroup) (\(app))"
         case .thaw(let cgroup, let app): "thaw \(cgroup) (\(app))"
         case .signal(let signal, let process, let app): "\(signal) \(process) (\(app))"
+        case .confine(let process, let app): "confine \(process) (\(app))"
         }
     }
 }
@@ -58,6 +67,8 @@ public enum ActionResult: Hashable, Sendable {
     case done
     /// Its target no longer exists: the process exited, the cgroup was removed. Not a failure.
     case gone
+    /// The process was moved into this cgroup of its own, now frozen (the result of `.confine`).
+    case confined(CgroupPath)
     /// It failed; the enforcer retries on the next tick where that makes sense.
     case failed(EnforcementError)
 }

@@ -7,9 +7,12 @@ import ScreenTimeModel
 /// The executor (`Enforcer`) carries the actions out and feeds each result back through `record(_:of:)`, so
 /// the machine only keeps as held what really is, and retries failures on the next tick.
 ///
-/// - A `.freeze` shield freezes the app's own cgroups and sends `SIGSTOP` to its other processes, re-sent every
-///   tick (a `SIGCONT` from the user is undone within one tick; processes started later are stopped when first
-///   seen). A cgroup that cannot be frozen (`EPERM`, `EBUSY`) falls back to `SIGSTOP` of its processes.
+/// - A `.freeze` shield freezes the app's own cgroups; a process that shares a cgroup the enforcer's service manager
+///   owns is first moved into a scope of its own (`.confine`), which is frozen; the remaining processes (a login
+///   session's scope, which only root may change) get `SIGSTOP`, re-sent every tick and after each `recheck` that
+///   finds one running again. A process resumed more than `resumeLimit` times within `resumeWindow` is terminated
+///   instead (`SIGTERM`, then `SIGKILL` after `escalationGrace`). A cgroup that cannot be frozen (`EPERM`, `EBUSY`)
+///   falls back to `SIGSTOP` of its processes.
 /// - A `.terminate` shield sends `SIGTERM` once per process, then `SIGKILL` each tick from `grace` after that
 ///   until the process is gone.
 /// - An app no longer shielded is released: exactly the cgroups it froze are thawed and the processes it stopped
@@ -24,11 +27,25 @@ public struct ShieldStateMachine: Sendable {
         var unfreezable: Set<CgroupPath> = []
         /// When `SIGTERM` was sent to each process being terminated.
         var terminating: [ProcessIdentity: ContinuousClock.Instant] = [:]
+        /// Processes moved into a scope of their own, with that scope's cgroup (also in `frozen`).
+        var confined: [ProcessIdentity: CgroupPath] = [:]
+        /// Processes that could not be moved; they are stopped instead.
+        var unconfinable: Set<ProcessIdentity> = []
+        /// When each stopped process was found running again, within the last `resumeWindow`.
+        var resumes: [ProcessIdentity: [ContinuousClock.Instant]] = [:]
+        /// Stopped processes that were resumed too often: terminated although the shield freezes.
+        var escalated: Set<ProcessIdentity> = []
 
         var holdsNothing: Bool { frozen.isEmpty && stopped.isEmpty && terminating.isEmpty }
     }
 
     private var apps: [AppID: AppState] = [:]
+    /// A stopped process resumed more than this many times within `resumeWindow` is terminated.
+    public static let resumeLimit = 5
+    /// The window over which resumes are counted.
+    public static let resumeWindow: Duration = .seconds(10)
+    /// How long an escalated process has between `SIGTERM` and `SIGKILL`.
+    public static let escalationGrace: Duration = .seconds(1)
     /// Bumped whenever what is held or tracked (frozen cgroups, stopped or terminating processes) changes: `held`
     /// and `trackedProcesses` are the same until it does.
     public private(set) var changeCount: UInt64 = 0
@@ -69,6 +86,34 @@ public struct ShieldStateMachine: Sendable {
     /// Whether the machine holds or shields nothing at all.
     public var isIdle: Bool { apps.isEmpty }
 
+    /// The processes stopped with `SIGSTOP` under a shield in force: those a `SIGCONT` from their owner could resume,
+    /// for `recheck(running:at:)`.
+    public var stoppedUnderShield: [ProcessIdentity] {
+        apps.values.flatMap { $0.mode == .freeze ? Array($0.stopped) : [] }
+    }
+
+    /// Between ticks: `running` are processes of `stoppedUnderShield` found running again. Each is stopped again, or,
+    /// once resumed more than `resumeLimit` times within `resumeWindow`, terminated.
+    public mutating func recheck(running: Set<ProcessIdentity>, at now: ContinuousClock.Instant) -> [EnforcementAction] {
+        var actions: [EnforcementAction] = []
+        for app in apps.keys.sorted() {
+            guard var state = apps[app], state.mode == .freeze else { continue }
+            for process in state.stopped.sorted(by: { $0.pid < $1.pid }) where running.contains(process) {
+                let recent = (state.resumes[process] ?? []).filter { $0.duration(to: now) < Self.resumeWindow } + [now]
+                state.resumes[process] = recent
+                if recent.count > Self.resumeLimit {
+                    state.escalated.insert(process)
+                    state.terminating[process] = now
+                    actions.append(.signal(.terminate, process, app: app))
+                } else {
+                    actions.append(.signal(.suspend, process, app: app))
+                }
+            }
+            store(state, for: app)
+        }
+        return actions
+    }
+
     /// A tick: `desired` is every app that must be shielded now, `observed` each app's processes now.
     ///
     /// - Returns: the actions to carry out, in order (releases before terminations, freezes before stops).
@@ -85,8 +130,11 @@ public struct ShieldStateMachine: Sendable {
                 actions += releaseActions(app, state)
                 state.terminating = [:]
             case .freeze:
-                state.terminating = [:]
+                state.terminating = state.terminating.filter { state.escalated.contains($0.key) }
                 actions += freezeActions(app, &state, processes)
+                actions += terminateActions(
+                    app, &state, processes.filter { state.escalated.contains($0.identity) },
+                    grace: Self.escalationGrace, now: now)
             case .terminate(let grace):
                 actions += releaseActions(app, state)
                 actions += terminateActions(app, &state, processes, grace: grace, now: now)
@@ -114,7 +162,14 @@ public struct ShieldStateMachine: Sendable {
     public mutating func record(_ result: ActionResult, of action: EnforcementAction) {
         guard var state = apps[action.app] else { return }
         switch (action, result) {
-        case (.freeze, .done):
+        case (.freeze, .done), (.freeze, .confined):
+            return
+        case (.confine(let process, _), .confined(let cgroup)):
+            state.confined[process] = cgroup
+            state.frozen.insert(cgroup)
+        case (.confine(let process, _), .failed):
+            state.unconfinable.insert(process)
+        case (.confine, _):
             return
         case (.freeze, .failed(let error)) where error.code == .freezeTimedOut:
             // The request is written and the kernel completes it later: keep it held so that it gets thawed.
@@ -126,16 +181,21 @@ public struct ShieldStateMachine: Sendable {
             state.unfreezable.insert(cgroup)
         case (.thaw(let cgroup, _), .done), (.thaw(let cgroup, _), .gone):
             state.frozen.remove(cgroup)
+            state.confined = state.confined.filter { $0.value != cgroup }
             state.unfreezable.remove(cgroup)
-        case (.thaw, .failed):
+        case (.thaw, .failed), (.thaw, .confined):
             return
         case (.signal(.suspend, let process, _), .gone), (.signal(.suspend, let process, _), .failed):
             state.stopped.remove(process)
         case (.signal(.resume, let process, _), .done), (.signal(.resume, let process, _), .gone):
             state.stopped.remove(process)
+        case (.signal(.terminate, let process, _), .done) where state.escalated.contains(process):
+            // Terminated, not stopped: a resume of a process on its way out is no longer a shield's concern.
+            state.stopped.remove(process)
         case (.signal(.terminate, let process, _), .gone), (.signal(.terminate, let process, _), .failed),
             (.signal(.kill, let process, _), .gone):
             state.terminating[process] = nil
+            state.stopped.remove(process)
         case (.signal, _):
             return
         }
@@ -161,16 +221,22 @@ public struct ShieldStateMachine: Sendable {
     private func freezeActions(_ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess])
         -> [EnforcementAction]
     {
-        var loose: Set<ProcessIdentity> = state.stopped
-        for process in processes {
-            if let cgroup = process.ownCgroup, !state.unfreezable.contains(cgroup) {
+        var loose: Set<ProcessIdentity> = state.stopped.subtracting(state.escalated)
+        var confine: [ProcessIdentity] = []
+        for process in processes where !state.escalated.contains(process.identity) {
+            if let cgroup = process.ownCgroup ?? state.confined[process.identity], !state.unfreezable.contains(cgroup) {
                 state.frozen.insert(cgroup)
+            } else if process.confinable, state.confined[process.identity] == nil,
+                !state.unconfinable.contains(process.identity)
+            {
+                confine.append(process.identity)
             } else {
                 loose.insert(process.identity)
             }
         }
         state.stopped = loose
         return state.frozen.sorted().map { .freeze($0, app: app) }
+            + confine.sorted { $0.pid < $1.pid }.map { .confine($0, app: app) }
             + loose.sorted { $0.pid < $1.pid }.map { .signal(.suspend, $0, app: app) }
     }
 

@@ -58,17 +58,10 @@ public struct StateFile: Sendable {
         } catch {
             throw EnforcementError(.stateFileFailed, "encoding the state for \(path): \(error)")
         }
-        let temporary = FilePath(path.string + ".tmp")
         do {
-            let descriptor = try FileDescriptor.open(
-                temporary, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite])
-            try descriptor.closeAfter {
-                _ = try descriptor.writeAll(bytes)
-                try Syscall.fsync(descriptor)
-            }
-            try Syscall.rename(temporary, to: path)
+            try AtomicFile.write(bytes, to: path)
         } catch {
-            throw EnforcementError(.stateFileFailed, "writing \(path)", errno: error as? Errno)
+            throw EnforcementError(.stateFileFailed, "writing \(path)", errno: error)
         }
     }
 }

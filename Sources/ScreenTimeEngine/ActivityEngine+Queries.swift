@@ -90,3 +90,15 @@ extension ActivityEngine {
         core.slotByName[activity].flatMap { core.activities[$0] }
     }
 }
+
+extension ActivityEngine {
+    /// Every user with a shield in force, with it: after a restore, what must stay shielded before any event.
+    public var shields: [UserID: EffectiveShield] {
+        core.shields.filter { !$0.value.isEmpty }
+    }
+
+    /// Every user the engine has counted or holds settings for.
+    public var knownUsers: Set<UserID> {
+        Set(core.userIndex.keys).union(core.stores.keys)
+    }
+}

@@ -29,23 +29,31 @@ public struct UsageRecorder: Sendable {
         public var savedSnapshot: Bool
     }
 
-    /// The ledger written to.
-    public let database: UsageDatabase
+    /// The ledger written to; nil while it can't be opened (everything stays pending until `attach(_:)`).
+    public private(set) var database: UsageDatabase?
     private let bootID: String
     private var pendingIntervals: [IntervalKey: UsageInterval] = [:]
     private var pendingPickups: [Pickup] = []
+    private var pendingGrants: [ExtraTimeGrant] = []
     private var sessionRows: [SessionID: Int64] = [:]
     /// Row ids of intervals written by the last flush: the ones still open, most likely to be extended next.
     private var openIntervalRows: [IntervalKey: Int64] = [:]
 
     /// Creates a recorder for the current boot (`/proc/sys/kernel/random/boot_id`), which scopes session ids.
-    public init(database: UsageDatabase, bootID: String) {
+    public init(database: UsageDatabase?, bootID: String) {
         self.database = database
         self.bootID = bootID
     }
 
-    /// How many intervals and pickups wait for the next flush.
-    public var pendingCount: Int { pendingIntervals.count + pendingPickups.count }
+    /// Writes to `database` from the next flush on (a ledger opened again, or anew after the old one was moved aside).
+    public mutating func attach(_ database: UsageDatabase) {
+        self.database = database
+        sessionRows = [:]
+        openIntervalRows = [:]
+    }
+
+    /// How many intervals, pickups and grants wait for the next flush.
+    public var pendingCount: Int { pendingIntervals.count + pendingPickups.count + pendingGrants.count }
 
     /// Notes an interval (new or extended); the latest report of a stretch wins.
     public mutating func record(_ interval: UsageInterval) {
@@ -60,14 +68,23 @@ public struct UsageRecorder: Sendable {
         pendingPickups.append(pickup)
     }
 
+    /// Notes a grant of extra time.
+    public mutating func record(_ grant: ExtraTimeGrant) {
+        pendingGrants.append(grant)
+    }
+
     /// Writes everything pending, and `snapshot` if given, in one transaction.
     ///
     /// Saving the engine's snapshot in the same transaction keeps its counters and the ledger consistent after
     /// a crash. On error nothing is written and everything stays pending.
+    ///
+    /// - Throws: `UsageStoreUnavailable` without a database, else GRDB's `DatabaseError`.
     @discardableResult
     public mutating func flush(snapshot: EngineSnapshotRecord? = nil) throws -> FlushSummary {
+        guard let database else { throw UsageStoreUnavailable() }
         let intervals = pendingIntervals
         let pickups = pendingPickups
+        let grants = pendingGrants
         var sessionRows = self.sessionRows
         let openRows = openIntervalRows
         let bootID = bootID
@@ -115,6 +132,10 @@ public struct UsageRecorder: Sendable {
                 try record.insert(db)
                 summary.pickupsInserted += 1
             }
+            for grant in grants {
+                var grant = grant
+                try grant.insert(db)
+            }
             if let snapshot {
                 try snapshot.save(db)
                 summary.savedSnapshot = true
@@ -125,17 +146,19 @@ public struct UsageRecorder: Sendable {
         openIntervalRows = writtenRows
         pendingIntervals = [:]
         pendingPickups = []
+        pendingGrants = []
         return summary
     }
 
     /// Saves the engine's snapshot now, replacing the previous one of its scope.
     public func saveSnapshot(_ snapshot: EngineSnapshotRecord) throws {
+        guard let database else { throw UsageStoreUnavailable() }
         try database.writer.write { db in try snapshot.save(db) }
     }
 
     /// The latest snapshot saved for `scope`, if any.
     public func loadSnapshot(scope: String) throws -> EngineSnapshotRecord? {
-        try database.snapshot(scope: scope)
+        try database?.snapshot(scope: scope)
     }
 
     private static func sessionRow(_ db: Database, bootID: String, session: SessionID, user: UserID) throws -> Int64 {
@@ -150,4 +173,13 @@ public struct UsageRecorder: Sendable {
         try record.insert(db)
         return record.id!
     }
+}
+
+/// The ledger is not open (it could not be opened yet): what was recorded stays pending.
+public struct UsageStoreUnavailable: Error, CustomStringConvertible {
+    /// Creates the error.
+    public init() {}
+
+    /// A sentence for the log.
+    public var description: String { "the usage database is not open" }
 }

@@ -10,7 +10,9 @@ struct ScreenTimeCommand: AsyncParsableCommand {
             Reads which app is in front of each login session (logind, /proc and the desktop's focus) and how long \
             apps are used. Run `screentime now --watch` to watch it live.
             """,
-        subcommands: [NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self])
+        subcommands: [
+            NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self, StopCommand.self,
+        ])
 }
 
 /// Options shared by commands that read tokens.

@@ -36,7 +36,7 @@ import UsageStore
             recorder.record(Pickup(user: user, session: session, application: game.application, time: morning))
             let summary = try recorder.flush()
             #expect(summary.intervalsInserted == 2 && summary.pickupsInserted == 1)
-            before = try recorder.database.report(for: user, from: day.0, to: day.1)
+            before = try #require(recorder.database).report(for: user, from: day.0, to: day.1)
         }
         let reopened = try UsageDatabase.open(at: directory.databasePath)
         let after = try reopened.report(for: user, from: day.0, to: day.1)
@@ -153,6 +153,6 @@ import UsageStore
         }
         times.sort()
         print("flush of 4 open intervals (WAL file): median \(times[25]), max \(times[49])")
-        #expect(try recorder.database.writer.read { db in try UsageIntervalRecord.fetchCount(db) } == 4)
+        #expect(try #require(recorder.database).writer.read { db in try UsageIntervalRecord.fetchCount(db) } == 4)
     }
 }

@@ -25,6 +25,21 @@ public enum Clocks {
             wallClock: WallClockInstant(nanosecondsSince1970: Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec)),
             timeZone: SystemTimeZone.current())
     }
+
+    /// How long ago this process was started (`/proc/self/stat`'s start time against `CLOCK_BOOTTIME`), to the
+    /// kernel's clock tick (10 ms).
+    public static func sinceProcessStart() -> Duration {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return .zero }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Int64(fields[19]) else { return .zero }
+        var boot = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        let hertz = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        let started = ticks * 1_000_000_000 / max(hertz, 1)
+        return .nanoseconds(Int64(boot.tv_sec) * 1_000_000_000 + Int64(boot.tv_nsec) - started)
+    }
 }
 
 /// The system time zone, read once and again when `/etc/localtime` changed (Foundation caches `TimeZone.current`).

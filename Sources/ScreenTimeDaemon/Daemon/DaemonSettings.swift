@@ -15,7 +15,7 @@ public struct DaemonSettings: Sendable {
     public var users: Set<UserID>?
     public var tickInterval: Duration = .seconds(1)
     /// The ledger and the engine snapshot are written at least this often (and on stop).
-    public var flushInterval: Duration = .seconds(2)
+    public var flushInterval: Duration = .seconds(1)
     public var idleTimeout: Duration = .seconds(180)
 
     /// The defaults of individual mode for the calling user (XDG directories), or of guardian mode.
@@ -33,6 +33,12 @@ public struct DaemonSettings: Sendable {
             tokenKeyPath: Tokenizer.defaultKeyPath(system: system, environment: environment),
             users: system ? nil : [UserID(getuid())])
     }
+
+    /// The engine's snapshot as a file beside the ledger.
+    public var snapshotPath: String { (databasePath as NSString).deletingLastPathComponent + "/engine-snapshot.json" }
+
+    /// The daemon's instance lock, beside the enforcement state file it guards.
+    public var lockPath: String { (enforcementStatePath as NSString).deletingLastPathComponent + "/screentimed.lock" }
 
     /// The scope under which the engine snapshot is stored (`system`, or `user-UID`).
     public var snapshotScope: String { system ? "system" : "user-\(getuid())" }

@@ -14,7 +14,9 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
             Individual mode (default, as a systemd user service): limits the calling user from \
             $XDG_CONFIG_HOME/screentime/policy.toml. Guardian mode (--system, as root): every user, from \
             /etc/screentime/policy.toml. SIGHUP or an edit of the policy file reloads it; an invalid file is refused \
-            and the last good policy stays in force. SIGTERM or SIGINT stops cleanly, releasing every shield.
+            and the last good policy stays in force. SIGTERM or SIGINT stops cleanly; shields stay in force until \
+            `screentime stop --release`. Exit status 78 when the configuration can't work (the token key, another \
+            daemon for the same state).
             """)
 
     @Flag(help: "Guardian mode: run as a system service for every user.")
@@ -56,7 +58,7 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
             daemon = try Daemon(settings: settings, notifier: notifier, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(78)
         }
         logger.info(
             "starting", metadata: ["mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",

@@ -47,8 +47,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         } catch {
             throw DaemonServiceError(.loopFailed, "cannot set up the engine loop's wait (epoll)", errno: error)
         }
-        try daemon.start(at: Clocks.now())
-        _ = try? systemd.ready()
+        daemon.start(at: Clocks.now())
         // SIGHUP wakes the loop through its own pipe: no task (and no libdispatch signal source) waits for it.
         if clinux_trap_sighup(thread.wakeup.signallingDescriptor.rawValue) != 0 {
             logger.error("cannot handle SIGHUP; edits of the policy file still reload it")
@@ -83,6 +82,9 @@ public final class EngineLoop: Service, @unchecked Sendable {
         let tickSlack = interval / Int64(Self.tickSlackDivisor)
         var nextTick = Clocks.monotonicInstant()
         var filesReported = false
+        var ready = false
+        let recheckInterval = Self.recheckInterval.nanoseconds
+        var nextRecheck = nextTick
         // Start-up, reloads and rare events touch much that ticks don't (Foundation's and ICU's set-up, the policy
         // parser, the migrations, a first shield): given back some ticks after a start or a reload, then every few
         // minutes, so that what stays resident is what the daemon uses now.
@@ -105,6 +107,12 @@ public final class EngineLoop: Service, @unchecked Sendable {
             let monotonic = now.monotonic
             if monotonic >= nextTick {
                 daemon.tick(at: now)
+                if !ready {
+                    // Ready once the first tick has re-applied every shield still due: a restart opens no window.
+                    ready = true
+                    _ = try? systemd.ready()
+                    logger.info("ready: first tick done, shields applied", metadata: ["since exec": "\(Clocks.sinceProcessStart())"])
+                }
                 if feedsWatchdog { _ = try? systemd.watchdog() }
                 let status = Status(
                     limits: daemon.plan.limits.count, downtimes: daemon.plan.downtimeShields.count,
@@ -125,12 +133,20 @@ public final class EngineLoop: Service, @unchecked Sendable {
             } else if let wakeUp = daemon.wakeUp, wakeUp <= now.monotonic {
                 daemon.wake(at: now)
             }
+            // Processes held by SIGSTOP alone can be resumed by their owner: checked every 100 ms while any are held.
+            let rechecks = daemon.holdsStoppedProcesses
+            if rechecks, Clocks.monotonicInstant() >= nextRecheck {
+                daemon.recheckShields()
+                nextRecheck.nanoseconds = Clocks.monotonicInstant().nanoseconds + recheckInterval
+            }
+            var deadline = nextTick
+            if rechecks, nextRecheck < deadline { deadline = nextRecheck }
             // A tick may come a little late (its sample measures the time that really passed); an instant the
             // engine asked for (a threshold, a schedule's boundary) may not.
-            if let wakeUp = daemon.wakeUp, wakeUp < nextTick {
+            if let wakeUp = daemon.wakeUp, wakeUp < deadline {
                 filesReported = sleep.wait(until: wakeUp, slackNanoseconds: 0)
             } else {
-                filesReported = sleep.wait(until: nextTick, slackNanoseconds: tickSlack)
+                filesReported = sleep.wait(until: deadline, slackNanoseconds: deadline == nextTick ? tickSlack : 0)
             }
         }
     }
@@ -139,6 +155,9 @@ public final class EngineLoop: Service, @unchecked Sendable {
     /// together with another timer's instead of waking the processor for it alone (a wake-up on its own costs this
     /// loop about a third of its time at 1 s sampling).
     private static let tickSlackDivisor = 20
+
+    /// How often processes held by `SIGSTOP` alone are checked for a `SIGCONT`.
+    public static let recheckInterval: Duration = .milliseconds(100)
 
     /// How many ticks after a start or a reload the loop gives back the memory start-up touched.
     public static let ticksBeforeRelease = 10

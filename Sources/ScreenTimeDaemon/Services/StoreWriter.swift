@@ -1,11 +1,19 @@
+import Enforcement
+import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import SystemPackage
 import UsageStore
 
 /// The usage store's one writer, as a service: the engine loop hands it what was counted (and, when use was counted,
-/// the engine's snapshot) every flush interval, and it writes each batch in one transaction on its own task, so that a
-/// slow disk (`fdatasync`) never delays a tick or a shield. Batches that fail stay pending and go with the next one.
+/// the engine's snapshot) every flush interval, and it writes each batch on its own task, so that a slow disk
+/// (`fdatasync`) never delays a tick or a shield.
+///
+/// The store never stops the daemon: the ledger is opened here, not at start-up; a damaged file is moved aside and a
+/// fresh one started; while the ledger can't be opened or written (a read-only or full disk, a lock held elsewhere)
+/// batches stay pending in memory and the writes are retried. The engine's snapshot also goes to a small file beside
+/// the ledger (replaced atomically), so a lost ledger doesn't lose the day's use or its shields.
 ///
 /// It writes until the loop has handed over its last batch (`finish()`), then ends at its turn in the graceful
 /// shutdown: it is the group's first service, so the last to stop.
@@ -14,18 +22,42 @@ public final class StoreWriter: Service, Sendable {
     public struct Batch: Sendable {
         public var intervals: [UsageInterval] = []
         public var pickups: [Pickup] = []
+        public var grants: [ExtraTimeGrant] = []
         public var snapshot: EngineSnapshotRecord?
 
-        public var isEmpty: Bool { intervals.isEmpty && pickups.isEmpty && snapshot == nil }
+        public var isEmpty: Bool { intervals.isEmpty && pickups.isEmpty && grants.isEmpty && snapshot == nil }
     }
 
-    private let recorder: Mutex<UsageRecorder>
+    /// How the store is doing, for `status`.
+    public struct Health: Sendable, Equatable {
+        /// Whether the ledger is open.
+        public var isOpen = false
+        /// The last failure to open or write, until a write succeeds.
+        public var fault: String?
+        /// Rows waiting to be written.
+        public var pending = 0
+    }
+
+    private struct State {
+        var recorder: UsageRecorder
+        var nextOpenAttempt: ContinuousClock.Instant?
+        var health = Health()
+    }
+
+    private let databasePath: String
+    private let snapshotFile: SnapshotFile
+    private let state: Mutex<State>
     private let batches: AsyncStream<Batch>
     private let continuation: AsyncStream<Batch>.Continuation
     private let logger: Logger
+    /// How long to wait before trying again to open a ledger that could not be opened.
+    static let reopenInterval: Duration = .seconds(5)
 
-    public init(recorder: UsageRecorder, logger: Logger) {
-        self.recorder = Mutex(recorder)
+    /// A writer for the ledger at `databasePath` and the snapshot file `snapshotFile`; nothing is opened yet.
+    public init(databasePath: String, snapshotFile: SnapshotFile, bootID: String, logger: Logger) {
+        self.databasePath = databasePath
+        self.snapshotFile = snapshotFile
+        self.state = Mutex(State(recorder: UsageRecorder(database: nil, bootID: bootID)))
         self.logger = logger
         (batches, continuation) = AsyncStream.makeStream()
     }
@@ -39,22 +71,73 @@ public final class StoreWriter: Service, Sendable {
     /// No batch will follow: the service writes what is queued and waits for its turn to stop.
     public func finish() { continuation.finish() }
 
+    /// How the store is doing now.
+    public var health: Health { state.withLock { $0.health } }
+
     public func run() async {
+        state.withLock { openIfDue(&$0) }
         for await batch in batches { write(batch) }
         try? await gracefulShutdown()
     }
 
     private func write(_ batch: Batch) {
-        recorder.withLock { recorder in
-            for interval in batch.intervals { recorder.record(interval) }
-            for pickup in batch.pickups { recorder.record(pickup) }
+        if let snapshot = batch.snapshot {
             do {
-                try recorder.flush(snapshot: batch.snapshot)
+                try snapshotFile.save(snapshot.blob)
             } catch {
-                logger.error(
-                    "could not write the usage ledger; kept for the next flush",
-                    metadata: ["error": "\(error)", "pending": "\(recorder.pendingCount)"])
+                logger.error("could not write the engine snapshot file", metadata: ["error": "\(error)"])
             }
+        }
+        state.withLock { state in
+            for interval in batch.intervals { state.recorder.record(interval) }
+            for pickup in batch.pickups { state.recorder.record(pickup) }
+            for grant in batch.grants { state.recorder.record(grant) }
+            if state.recorder.database == nil { openIfDue(&state) }
+            guard state.recorder.database != nil else {
+                state.health.pending = state.recorder.pendingCount
+                return
+            }
+            do {
+                try state.recorder.flush(snapshot: batch.snapshot)
+                if state.health.fault != nil { logger.notice("the usage ledger is written again") }
+                state.health.fault = nil
+            } catch {
+                if state.health.fault == nil {
+                    logger.error(
+                        "could not write the usage ledger; kept in memory and retried",
+                        metadata: ["error": "\(error)", "pending": "\(state.recorder.pendingCount)"])
+                }
+                state.health.fault = "\(error)"
+            }
+            state.health.pending = state.recorder.pendingCount
+        }
+    }
+
+    /// Opens the ledger, moving a damaged file aside, unless a failed attempt was made too recently.
+    private func openIfDue(_ state: inout State) {
+        let now = ContinuousClock.now
+        if let next = state.nextOpenAttempt, now < next { return }
+        do {
+            let directory = (databasePath as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let opened = try UsageDatabase.openRecovering(at: databasePath) { aside, why in
+                logger.critical(
+                    "the usage database was damaged: moved aside, a fresh one started",
+                    metadata: ["reason": "\(why)", "moved to": "\(aside)"])
+            }
+            state.recorder.attach(opened.database)
+            state.health.isOpen = true
+            state.health.fault = nil
+            state.nextOpenAttempt = nil
+        } catch {
+            if state.health.fault == nil {
+                logger.error(
+                    "cannot open the usage database; use is kept in memory and the daemon keeps enforcing",
+                    metadata: ["path": "\(databasePath)", "error": "\(error)"])
+            }
+            state.health.fault = "cannot open \(databasePath): \(error)"
+            state.nextOpenAttempt = now + Self.reopenInterval
         }
     }
 }

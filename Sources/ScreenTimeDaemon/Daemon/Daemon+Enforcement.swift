@@ -1,0 +1,67 @@
+import Enforcement
+import LinuxActivity
+import Logging
+import ScreenTimeEngine
+import ScreenTimeModel
+
+extension Daemon {
+    /// Makes the processes of shielded apps match the runtime's shields: each tick, and after a wake-up.
+    func enforce(at now: Now) {
+        guard !runtime.shields.isEmpty || !enforcer.isIdle else { return }
+        let table = collector.table
+        if enforcementInputs?.tableChanges != table.changeCount || enforcementInputs?.shieldRevision != runtime.shieldRevision {
+            var desired: [AppID: ShieldMode] = [:]
+            var observed: [AppID: [ObservedProcess]] = [:]
+            for (user, shield) in runtime.shields {
+                let catalog = collector.catalog(for: user)
+                let manager = "/user@\(user.rawValue).service/"
+                for pid in table.processIDsByUser[user] ?? [] {
+                    guard let entry = table.entries[pid], let app = entry.app else { continue }
+                    let label = catalog.label(for: app.id)
+                    guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
+                    desired[app.id] = runtime.mode(for: (label.token, label.categoryToken), app: app.id)
+                    let path = entry.controlGroup?.path
+                    let cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+                    // Only the service manager's own tree can be rearranged; the daemon's own unit never is.
+                    let confinable = path.map { $0.contains(manager) && !$0.contains("/screentimed.service") } ?? false
+                    observed[app.id, default: []].append(
+                        ObservedProcess(entry.identity, ownCgroup: cgroup, confinable: confinable))
+                }
+            }
+            runtime.keepCloseRequests(for: Set(desired.keys))
+            enforcementInputs = (table.changeCount, runtime.shieldRevision, desired, observed)
+        }
+        guard let (_, _, desired, observed) = enforcementInputs else { return }
+        report(enforcer.apply(desired: desired, observed: observed, at: ContinuousClock.now))
+    }
+
+    /// Between ticks, while shielded processes are held by `SIGSTOP` alone: stops again any that a `SIGCONT` resumed,
+    /// and terminates one resumed too often.
+    public func recheckShields() {
+        let outcome = enforcer.recheckStopped(at: ContinuousClock.now)
+        report(outcome)
+        for (app, process) in outcome.escalated {
+            logger.notice("shield escalated: an app resumed again and again is terminated", metadata: ["app": "\(app)", "process": "\(process)"])
+            let user = collector.table.entries[process.pid]?.user ?? settings.users?.first
+            if let user {
+                perform([
+                    .warn(
+                        user: user, title: "\(app.rawValue) was closed",
+                        body: "Screen Time: it was resumed again and again while its time was up.")
+                ])
+            }
+        }
+    }
+
+    private func report(_ report: EnforcementReport) {
+        for failure in report.failures {
+            logger.error("enforcement failed; retrying next tick", metadata: ["action": "\(failure.action)", "error": "\(failure.error)"])
+        }
+        if let error = report.stateFileError {
+            logger.error("could not write the enforcement state file", metadata: ["error": "\(error)"])
+        }
+        for entry in report.entries where entry.result == .done {
+            logger.debug("enforced", metadata: ["action": "\(entry.action)"])
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Enforcement
+import Foundation
+import LinuxActivity
+import Logging
+import ScreenTimeModel
+
+/// Moves a shielded process out of a cgroup it shares into a transient scope of the service manager the daemon runs
+/// under (the user manager in individual mode, the system manager in guardian mode), so that the scope can be frozen.
+///
+/// The call is `org.freedesktop.systemd1.Manager.StartTransientUnit` with `PIDs=`; the scope is named
+/// `app-screentime-APP-PID.scope`, so that it reads as the app's own cgroup. A user manager can move only processes
+/// of its own tree, never those of a login session's scope.
+///
+/// Used by the engine loop's thread alone (the bus connection is opened on first use there).
+final class ServiceManagerConfiner: ProcessConfiner {
+    private let logger: Logger
+    private var bus: Bus?
+    private let systemMode: Bool
+
+    init(system: Bool, logger: Logger) {
+        self.systemMode = system
+        self.logger = logger
+    }
+
+    func confine(_ process: ProcessIdentity, app: AppID) throws(EnforcementError) -> CgroupPath? {
+        guard let status = ProcessStatus.read(process.pid), status.startTime == process.startTime else { return nil }
+        let bus = try connection()
+        let name = "app-screentime-\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
+        let properties: [BusValue] = [
+            .structure([.string("PIDs"), .variant(.array(elementSignature: "u", [.uint32(UInt32(process.pid.rawValue))]))]),
+            .structure([.string("Description"), .variant(.string("\(app.rawValue), shielded by Screen Time"))]),
+            .structure([.string("CollectMode"), .variant(.string("inactive-or-failed"))]),
+        ]
+        do {
+            _ = try bus.call(
+                destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+                interface: "org.freedesktop.systemd1.Manager", member: "StartTransientUnit",
+                arguments: [
+                    .string(name), .string("fail"), .array(elementSignature: "(sv)", properties),
+                    .array(elementSignature: "(sa(sv))", []),
+                ], timeout: .seconds(1))
+        } catch {
+            throw EnforcementError(.confineFailed, "moving \(process) into \(name): \(error)")
+        }
+        // The manager moves the process while it starts the scope; the reply may come first.
+        for _ in 0..<100 {
+            guard let line = Self.unifiedCgroup(of: process.pid) else { return nil }
+            if line.hasSuffix("/" + name) { return CgroupPath(line) }
+            usleep(1000)
+        }
+        throw EnforcementError(.confineFailed, "\(process) did not arrive in \(name)")
+    }
+
+    private func connection() throws(EnforcementError) -> Bus {
+        if let bus { return bus }
+        do {
+            let opened: Bus
+            if systemMode {
+                opened = try Bus.system()
+            } else {
+                guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
+                    throw EnforcementError(.confineFailed, "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+                }
+                opened = try Bus.connect(address: address)
+            }
+            bus = opened
+            return opened
+        } catch let error as EnforcementError {
+            throw error
+        } catch {
+            throw EnforcementError(.confineFailed, "cannot reach the service manager: \(error)")
+        }
+    }
+
+    /// The process's cgroup2 path (the `0::` line of `/proc/PID/cgroup`); nil when it is gone.
+    private static func unifiedCgroup(of pid: ProcessID) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid.rawValue)/cgroup", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) }
+    }
+
+    /// Characters a unit name may hold (`[A-Za-z0-9:_.]`); anything else becomes `_`. `-` separates the name's
+    /// parts, so it is replaced too.
+    static func unitNamePart(_ text: String) -> String {
+        String(
+            text.unicodeScalars.map { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_")
+                    ? Character(scalar) : "_"
+            })
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import ScreenTimeEngine
+import ScreenTimeModel
+import UsageStore
+
+extension PolicyPlan {
+    /// The plan of the empty policy: nothing monitored.
+    static let empty = PolicyPlan(
+        policy: .empty, appToken: { _ in ApplicationToken(rawValue: "") },
+        categoryToken: { _ in ActivityCategoryToken(rawValue: "") })
+}
+
+extension DaemonRuntime {
+    // MARK: - Policy
+
+    mutating func apply(_ newPolicy: Policy, _ newPlan: PolicyPlan, at now: Now, into actions: inout [Action]) {
+        let wanted = Dictionary(uniqueKeysWithValues: newPlan.registrations.map { ($0.name, $0) })
+        let stale = engine.activities.filter { name in
+            let text = name.rawValue
+            guard text.hasPrefix("limit.") || text.hasPrefix("downtime.") else {
+                // Extra time outlives reloads unless its limit is gone.
+                return text.hasPrefix("extra.") && newPlan.limit(for: name) == nil
+            }
+            return wanted[name] == nil
+        }
+        setPolicy(newPolicy, newPlan)
+        if !stale.isEmpty { run(engine.handle(.stopMonitoring(stale), at: now), at: now, into: &actions) }
+        for registration in newPlan.registrations where engine.registration(of: registration.name) != registration {
+            run(engine.handle(.startMonitoring(registration), at: now), at: now, into: &actions)
+        }
+        // Stores of limits and downtimes that no longer exist are cleared for everyone.
+        for user in knownUsers {
+            for name in stale {
+                setStore(SettingsStoreName(name.rawValue), of: user, to: nil, at: now, into: &actions)
+            }
+        }
+        // Downtimes in progress (also those restored from a snapshot) hold their stores.
+        activeDowntimes = Set(plan.downtimeShields.keys.filter { engine.currentInterval(of: $0) != nil })
+        updateDowntimeShield()
+        for activity in activeDowntimes {
+            for user in knownUsers { applyDowntime(activity, to: user, at: now, into: &actions) }
+        }
+        actions.append(
+            .log(.info, "policy in force", ["limits": "\(newPlan.limits.count)", "downtimes": "\(newPlan.downtimeShields.count)"]))
+    }
+
+    mutating func applyActiveDowntimes(to user: UserID, at now: Now, into actions: inout [Action]) {
+        for activity in activeDowntimes { applyDowntime(activity, to: user, at: now, into: &actions) }
+    }
+
+    private mutating func applyDowntime(_ activity: DeviceActivityName, to user: UserID, at now: Now, into actions: inout [Action]) {
+        guard let downtime = plan.downtimeShields[activity] else { return }
+        setStore(downtime.store, of: user, to: downtime.shield, at: now, into: &actions)
+    }
+
+    private mutating func setStore(
+        _ store: SettingsStoreName, of user: UserID, to settings: ShieldSettings?, at now: Now, into actions: inout [Action]
+    ) {
+        run(engine.handle(.settingsStoreChanged(user: user, store: store, settings: settings), at: now), at: now, into: &actions)
+    }
+
+    private mutating func updateDowntimeShield() {
+        downtimeShield = EffectiveShield(union: activeDowntimes.compactMap { plan.downtimeShields[$0]?.shield })
+    }
+
+    // MARK: - Engine actions
+
+    mutating func run(_ engineActions: [ActivityEngine.Action], at now: Now, into actions: inout [Action]) {
+        guard !engineActions.isEmpty else { return }
+        var queue = engineActions[...]
+        while let action = queue.popFirst() {
+            if let call = extensionCall(for: action) { actions.append(call) }
+            switch action {
+            case .intervalDidStart(let activity):
+                if let downtime = plan.downtimeShields[activity] {
+                    activeDowntimes.insert(activity)
+                    updateDowntimeShield()
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now)
+                    }
+                    actions.append(.log(.notice, "downtime started", ["activity": "\(activity)"]))
+                } else if let limit = plan.limit(for: activity), activity == limit.activity {
+                    grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.name + "/") }
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                    }
+                }
+            case .intervalDidEnd(let activity):
+                if let downtime = plan.downtimeShields[activity] {
+                    activeDowntimes.remove(activity)
+                    updateDowntimeShield()
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
+                    }
+                    actions.append(.log(.notice, "downtime ended", ["activity": "\(activity)"]))
+                } else if let limit = plan.limit(for: activity), activity == limit.activity {
+                    for user in knownUsers {
+                        queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                    }
+                }
+            case .intervalWillStartWarning, .intervalWillEndWarning:
+                break
+            case .eventWillReachThresholdWarning(_, let activity, let user):
+                guard let limit = plan.limit(for: activity) else { break }
+                let left = limit.warning.map(Self.describe) ?? "a little time"
+                actions.append(.log(.notice, "limit warning", ["limit": "\(limit.name)", "user": "\(user)"]))
+                actions.append(
+                    .warn(user: user, title: "\(left) left for \(limit.name)", body: "Screen Time: your \(limit.name) limit is almost reached."))
+            case .eventDidReachThreshold(_, let activity, let user):
+                guard let limit = plan.limit(for: activity) else { break }
+                actions.append(.log(.notice, "limit reached, shielding", ["limit": "\(limit.name)", "user": "\(user)"]))
+                actions.append(.limitReached(now.monotonic))
+                queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
+                let extra = plan.shieldText.extraTime.flatMap { extra -> String? in
+                    (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay
+                        ? "\(Self.describe(extra)) more" : nil
+                }
+                actions.append(
+                    .notifyShield(
+                        user: user, limit: limit.name, title: "Time limit reached: \(limit.name)",
+                        body: plan.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
+                        extraTimeLabel: extra))
+            case .shieldChanged(let user, let shield):
+                setShield(shield.isEmpty ? nil : shield, for: user)
+            case .scheduleWakeUp(let instant):
+                wakeUp = instant
+            case .cancelWakeUp:
+                wakeUp = nil
+            case .monitoringRefused(let activity, let error):
+                actions.append(.log(.error, "the engine refused an activity", ["activity": "\(activity)", "error": "\(error)"]))
+            case .persistSnapshot:
+                requestSnapshot()
+            }
+        }
+    }
+
+    /// The monitor extension to run for a callback, if its activity names one.
+    private func extensionCall(for action: ActivityEngine.Action) -> Action? {
+        let call: (MonitorCallback, DeviceActivityName, ActivityEventName?)
+        switch action {
+        case .intervalDidStart(let activity): call = (.intervalDidStart, activity, nil)
+        case .intervalDidEnd(let activity): call = (.intervalDidEnd, activity, nil)
+        case .intervalWillStartWarning(let activity): call = (.intervalWillStartWarning, activity, nil)
+        case .intervalWillEndWarning(let activity): call = (.intervalWillEndWarning, activity, nil)
+        case .eventWillReachThresholdWarning(let event, let activity, _): call = (.eventWillReachThresholdWarning, activity, event)
+        case .eventDidReachThreshold(let event, let activity, _): call = (.eventDidReachThreshold, activity, event)
+        default: return nil
+        }
+        guard let executable = plan.extensions[call.1] else { return nil }
+        return .runExtension(executable: executable, callback: call.0, activity: call.1.rawValue, event: call.2?.rawValue)
+    }
+
+    // MARK: - Answers
+
+    mutating func answered(_ answer: NotificationAnswer, at now: Now, into actions: inout [Action]) {
+        guard let limit = plan.limits.first(where: { $0.name == answer.limit }) else { return }
+        switch answer.choice {
+        case .close:
+            requestClose(policy.limits.first(where: { $0.name == limit.name })?.applications ?? [])
+            actions.append(.log(.notice, "close requested from the shield", ["limit": "\(limit.name)"]))
+        case .extraTime:
+            let key = "\(limit.name)/\(answer.user.rawValue)"
+            let granted = grantsToday[key] ?? 0
+            guard let extra = plan.shieldText.extraTime, granted < plan.shieldText.extraTimesPerDay else {
+                actions.append(.log(.notice, "extra time refused: none left today", ["limit": "\(limit.name)"]))
+                return
+            }
+            grantsToday[key] = granted + 1
+            let local = Calendar.current.dateComponents(in: now.timeZone ?? TimeZone.current, from: now.date)
+            let registration = PolicyPlan.extraTime(
+                extra, after: limit, for: answer.user, number: granted + 1,
+                startingAt: (local.hour ?? 0, local.minute ?? 0, local.second ?? 0))
+            run(engine.handle(.startMonitoring(registration), at: now), at: now, into: &actions)
+            setStore(limit.store, of: answer.user, to: nil, at: now, into: &actions)
+            batch.grants.append(
+                ExtraTimeGrant(
+                    user: answer.user, target: limit.name, seconds: extra.components.seconds, grantedAt: now.date,
+                    reason: "asked from the shield"))
+            actions.append(.log(.notice, "extra time granted", ["limit": "\(limit.name)", "extra": "\(extra)"]))
+        }
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
+        if seconds % 60 == 0 { return seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min" : "\(seconds / 60) min" }
+        return "\(seconds) s"
+    }
+}

@@ -1,0 +1,246 @@
+import Enforcement
+import Foundation
+import Logging
+import ScreenTimeEngine
+import ScreenTimeModel
+import UsageStore
+
+/// The daemon's decisions as a pure state machine: no clock, no I/O, no logging.
+///
+/// Events come in (a restart with the last snapshot, a policy loaded or refused, a tick's samples, a wake-up the
+/// engine asked for, an answer to a notification, a store fault, a clock change) and actions go out (notify, write,
+/// run an extension, log). What is shielded is state (`shields`, `mode(for:user:)`), which the daemon's enforcement
+/// follows on every tick. `Daemon` carries the actions out; tests drive the runtime alone with scripted events.
+public struct DaemonRuntime {
+    /// Something that happened.
+    public enum Event {
+        /// The daemon started, with the engine's last snapshot (nil on a first start or when none could be read):
+        /// the snapshot's shields are in force at once, before any policy or sample.
+        case restarted(EngineSnapshot?)
+        /// A policy was read and checked; `plan` is its translation into activities and stores.
+        case policyLoaded(Policy, PolicyPlan)
+        /// The policy file could not be used; the policy in force stays.
+        case policyRefused(PolicyError)
+        /// A tick's samples; `revision` changes whenever the collector's sessions or apps may have changed.
+        case tick([UsageSample], revision: UInt64)
+        /// The instant the engine asked to be woken at has come.
+        case wakeUp
+        /// Someone pressed a button of a shield notification.
+        case answered(NotificationAnswer)
+        /// The store could not be written, or wrote again after faults (nil).
+        case storeFault(String?)
+    }
+
+    /// Something the daemon must do.
+    public enum Action {
+        /// Warn a user that a limit is near.
+        case warn(user: UserID, title: String, body: String)
+        /// Tell a user that an app is shielded; `extraTimeLabel` names the extra-time button, if one is offered.
+        case notifyShield(user: UserID, limit: String, title: String, body: String, extraTimeLabel: String?)
+        /// Run a monitor extension for a callback.
+        case runExtension(executable: String, callback: MonitorCallback, activity: String, event: String?)
+        /// Hand this batch to the store writer.
+        case write(StoreWriter.Batch)
+        /// A line for the journal.
+        case log(Logger.Level, String, Logger.Metadata)
+        /// A limit was reached at this instant (for measuring shield latency).
+        case limitReached(MonotonicInstant)
+    }
+
+    public let settings: DaemonSettings
+    public internal(set) var engine = ActivityEngine(configuration: .unlimited, timeZone: .current)
+    public private(set) var policy = Policy.empty
+    public private(set) var plan = PolicyPlan.empty
+    /// Why the last policy file was refused, while the policy in force is an older one (or none).
+    public private(set) var policyError: PolicyError?
+    /// The last store fault, until the store writes again.
+    public private(set) var storeFault: String?
+    /// What is shielded for each user now.
+    public private(set) var shields: [UserID: EffectiveShield] = [:] {
+        didSet { shieldRevision &+= 1 }
+    }
+    /// Apps a person asked to close from a shield: terminated rather than frozen.
+    public private(set) var closeRequested: Set<AppID> = [] {
+        didSet { shieldRevision &+= 1 }
+    }
+    /// Changes whenever what enforcement follows (shields, modes, close requests) may have changed.
+    public private(set) var shieldRevision: UInt64 = 0
+    /// The engine's requested wake-up, if any.
+    public internal(set) var wakeUp: MonotonicInstant?
+
+    var knownUsers: Set<UserID> = []
+    var activeDowntimes: Set<DeviceActivityName> = []
+    /// The union of the downtimes in force: apps it shields are frozen whatever their limit's mode.
+    var downtimeShield = EffectiveShield()
+    var grantsToday: [String: Int] = [:]
+    private var liveSessions: [SessionID: UserID] = [:]
+    private var countedSamples: (revision: UInt64, samples: [UsageSample])?
+    private var tracker = UsageTracker()
+    var batch = StoreWriter.Batch()
+    private var lastFlush: Duration?
+    private var countedSinceFlush = false
+    private var snapshotRequested = false
+    private var lastClockOffset: Int64?
+    private var lastTimeZone: String?
+
+    /// A runtime with nothing monitored; `handle(.restarted(_:))` first.
+    public init(settings: DaemonSettings) {
+        self.settings = settings
+    }
+
+    /// Takes in an event; returns what to do, in order.
+    public mutating func handle(_ event: Event, at now: Now) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .restarted(let snapshot):
+            restore(snapshot, at: now, into: &actions)
+        case .policyLoaded(let newPolicy, let newPlan):
+            policyError = nil
+            apply(newPolicy, newPlan, at: now, into: &actions)
+        case .policyRefused(let error):
+            policyError = error
+            actions.append(.log(.error, "policy refused, the previous one stays in force", ["error": "\(error)"]))
+        case .tick(let samples, let revision):
+            tick(samples, revision: revision, at: now, into: &actions)
+        case .wakeUp:
+            wakeUp = nil
+            run(engine.handle(.wakeUp, at: now), at: now, into: &actions)
+        case .answered(let answer):
+            answered(answer, at: now, into: &actions)
+        case .storeFault(let fault):
+            storeFault = fault
+        }
+        return actions
+    }
+
+    /// How a shielded app of `user` is kept from running: frozen under a downtime, else as its limit says (a close
+    /// requested from the shield terminates).
+    public func mode(for label: (token: ApplicationToken, category: ActivityCategoryToken), app: AppID) -> ShieldMode {
+        if closeRequested.contains(app) { return .terminate(grace: .seconds(5)) }
+        if downtimeShield.shields(application: label.token, category: label.category) { return .freeze }
+        return plan.mode(for: label.token)
+    }
+
+    /// Forgets close requests for apps no longer shielded.
+    public mutating func keepCloseRequests(for apps: Set<AppID>) {
+        if closeRequested.contains(where: { !apps.contains($0) }) { closeRequested.formIntersection(apps) }
+    }
+
+    mutating func setPolicy(_ newPolicy: Policy, _ newPlan: PolicyPlan) {
+        policy = newPolicy
+        plan = newPlan
+        shieldRevision &+= 1
+    }
+
+    mutating func setShield(_ shield: EffectiveShield?, for user: UserID) {
+        shields[user] = shield
+        countedSamples = nil
+    }
+
+    mutating func requestClose(_ apps: [AppID]) { closeRequested.formUnion(apps) }
+
+    /// The engine asked for its snapshot to be saved: the next tick flushes, with it.
+    mutating func requestSnapshot() {
+        snapshotRequested = true
+        lastFlush = nil
+    }
+
+    // MARK: - Restart
+
+    private mutating func restore(_ snapshot: EngineSnapshot?, at now: Now, into actions: inout [Action]) {
+        guard let snapshot else { return }
+        engine = ActivityEngine(restoring: snapshot)
+        // The snapshot's shields hold from the first instant: nothing is released before the policy and the first
+        // samples say so.
+        shields = engine.shields
+        knownUsers = engine.knownUsers
+        wakeUp = engine.requestedWakeUp
+        actions.append(.log(.info, "resumed the engine from its snapshot", ["shielded users": "\(shields.count)"]))
+        run(engine.handle(.sessionsUnknown, at: now), at: now, into: &actions)
+    }
+
+    // MARK: - Ticks
+
+    private mutating func tick(_ collected: [UsageSample], revision: UInt64, at now: Now, into actions: inout [Action]) {
+        detectClockChanges(at: now, into: &actions)
+        // A shielded app is frozen or stopped behind its shield: time in front of it is not use.
+        let samples: [UsageSample]
+        let sessionsMayHaveChanged = countedSamples?.revision != revision
+        if let counted = countedSamples, !sessionsMayHaveChanged {
+            samples = counted.samples
+        } else {
+            samples = collected.filter { settings.users?.contains($0.user) ?? true }.map { sample in
+                guard let shield = shields[sample.user] else { return sample }
+                var unshielded = sample
+                unshielded.applicationsInUse.removeAll { shield.shields($0) }
+                return unshielded
+            }
+            countedSamples = (revision, samples)
+        }
+        for sample in samples where sample.presence.counts && !sample.applicationsInUse.isEmpty {
+            countedSinceFlush = true
+        }
+        for sample in samples {
+            if sessionsMayHaveChanged, knownUsers.insert(sample.user).inserted {
+                applyActiveDowntimes(to: sample.user, at: now, into: &actions)
+            }
+            run(engine.handle(.sample(sample), at: now), at: now, into: &actions)
+        }
+        if sessionsMayHaveChanged {
+            let current = Dictionary(samples.map { ($0.session, $0.user) }, uniquingKeysWith: { first, _ in first })
+            for (session, user) in liveSessions where current[session] == nil {
+                run(engine.handle(.sessionEnded(user, session), at: now), at: now, into: &actions)
+            }
+            liveSessions = current
+        }
+        if let wakeUp, wakeUp <= now.monotonic {
+            self.wakeUp = nil
+            run(engine.handle(.wakeUp, at: now), at: now, into: &actions)
+        }
+        let monotonic = Duration.nanoseconds(now.monotonic.nanoseconds)
+        let (intervals, pickups) = tracker.observe(samples, monotonic: monotonic, wall: now.date)
+        batch.intervals += intervals
+        batch.pickups += pickups
+        if lastFlush.map({ monotonic - $0 >= settings.flushInterval }) ?? true {
+            actions.append(flush(at: now, withSnapshot: countedSinceFlush || snapshotRequested))
+            countedSinceFlush = false
+            snapshotRequested = false
+            lastFlush = monotonic
+        }
+    }
+
+    /// The batch counted since the last flush and, when use was counted or the engine asked for it, the engine's
+    /// snapshot. Without either, restoring the previous snapshot resumes the same counters: nothing counted between.
+    public mutating func flush(at now: Now, withSnapshot: Bool = true) -> Action {
+        if withSnapshot {
+            do {
+                batch.snapshot = EngineSnapshotRecord(
+                    scope: settings.snapshotScope, version: EngineSnapshot.currentFormatVersion,
+                    blob: try JSONEncoder().encode(engine.snapshot()), savedAt: now.date)
+            } catch {
+                return .log(.error, "could not encode the engine snapshot", ["error": "\(error)"])
+            }
+        }
+        defer { batch = StoreWriter.Batch() }
+        return .write(batch)
+    }
+
+    private mutating func detectClockChanges(at now: Now, into actions: inout [Action]) {
+        let offset = now.wallClock.nanosecondsSince1970 - now.monotonic.nanoseconds
+        if let last = lastClockOffset, abs(offset - last) > 2_000_000_000 {
+            actions.append(.log(.notice, "wall clock changed", ["by": "\(Duration.nanoseconds(offset - last))"]))
+            run(engine.handle(.wallClockChanged, at: now), at: now, into: &actions)
+        }
+        lastClockOffset = offset
+        let zone = now.timeZone ?? TimeZone.current
+        if let last = lastTimeZone, zone.identifier != last {
+            run(engine.handle(.timeZoneChanged(zone), at: now), at: now, into: &actions)
+        }
+        lastTimeZone = zone.identifier
+    }
+}
+
+extension Now {
+    /// The wall-clock time as a `Date`.
+    var date: Date { Date(timeIntervalSince1970: TimeInterval(wallClock.nanosecondsSince1970) / 1e9) }
+}
