@@ -111,7 +111,8 @@ public final class EngineLoop: Service, @unchecked Sendable {
                     // Ready once the first tick has re-applied every shield still due: a restart opens no window.
                     ready = true
                     _ = try? systemd.ready()
-                    logger.info("ready: first tick done, shields applied", metadata: ["since exec": "\(Clocks.sinceProcessStart())"])
+                    let since = Clocks.sinceProcessStart().nanoseconds / 1_000_000
+                    logger.notice("ready \(since) ms after exec: first tick done, shields applied")
                 }
                 if feedsWatchdog { _ = try? systemd.watchdog() }
                 let status = Status(

@@ -1,0 +1,112 @@
+import Enforcement
+import Foundation
+import Glibc
+import ScreenTimeModel
+import SystemPackage
+import Testing
+
+/// Processes held by `SIGSTOP` alone: rechecks, resumes counted, escalation to termination; and processes moved into
+/// a scope of their own.
+@Suite struct ShieldEscalationTests {
+    let game = AppID("org.example.Game")
+    let loose = ProcessIdentity(pid: ProcessID(200), startTime: 2)
+    let shared = ProcessIdentity(pid: ProcessID(300), startTime: 3)
+    let scope = CgroupPath("/user.slice/user-1000.slice/user@1000.service/app.slice/app-screentime-game-300.scope")
+    let start = ContinuousClock.now
+
+    func record(_ machine: inout ShieldStateMachine, _ actions: [EnforcementAction], _ result: ActionResult = .done) {
+        for action in actions { machine.record(result, of: action) }
+    }
+
+    @Test func aRecheckStopsAResumedProcessAgainUntilItWasResumedTooOften() {
+        var machine = ShieldStateMachine()
+        record(&machine, machine.tick(desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start))
+        #expect(machine.stoppedUnderShield == [loose])
+        for resume in 1...ShieldStateMachine.resumeLimit {
+            let actions = machine.recheck(running: [loose], at: start + .milliseconds(100 * resume))
+            #expect(actions == [.signal(.suspend, loose, app: game)])
+            record(&machine, actions)
+        }
+        let escalated = machine.recheck(running: [loose], at: start + .seconds(1))
+        #expect(escalated == [.signal(.terminate, loose, app: game)])
+        record(&machine, escalated)
+        #expect(machine.stoppedUnderShield.isEmpty)
+        // Still shielded: the next tick neither stops nor frees it, and kills it once the grace has passed.
+        let next = machine.tick(
+            desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start + .milliseconds(1500))
+        #expect(next.isEmpty)
+        let later = machine.tick(desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start + .seconds(3))
+        #expect(later == [.signal(.kill, loose, app: game)])
+    }
+
+    @Test func resumesOlderThanTheWindowDoNotCount() {
+        var machine = ShieldStateMachine()
+        record(&machine, machine.tick(desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start))
+        for resume in 0..<20 {
+            let actions = machine.recheck(running: [loose], at: start + .seconds(3 * resume))
+            #expect(actions == [.signal(.suspend, loose, app: game)])
+            record(&machine, actions)
+        }
+    }
+
+    @Test func aProcessSharingTheManagersCgroupIsConfinedThenItsScopeFrozen() {
+        var machine = ShieldStateMachine()
+        let observed = [game: [ObservedProcess(shared, confinable: true)]]
+        let first = machine.tick(desired: [game: .freeze], observed: observed, at: start)
+        #expect(first == [.confine(shared, app: game)])
+        machine.record(.confined(scope), of: first[0])
+        #expect(machine.held.apps == [.init(app: game, frozen: [scope])])
+        #expect(machine.stoppedUnderShield.isEmpty)
+        let second = machine.tick(desired: [game: .freeze], observed: observed, at: start + .seconds(1))
+        #expect(second == [.freeze(scope, app: game)])
+        let released = machine.tick(desired: [:], observed: observed, at: start + .seconds(2))
+        #expect(released == [.thaw(scope, app: game)])
+    }
+
+    @Test func aProcessThatCannotBeConfinedIsStoppedInstead() {
+        var machine = ShieldStateMachine()
+        let observed = [game: [ObservedProcess(shared, confinable: true)]]
+        let first = machine.tick(desired: [game: .freeze], observed: observed, at: start)
+        machine.record(.failed(EnforcementError(.confineFailed, "refused")), of: first[0])
+        let second = machine.tick(desired: [game: .freeze], observed: observed, at: start + .seconds(1))
+        #expect(second == [.signal(.suspend, shared, app: game)])
+    }
+
+    @Test func aSessionScopeProcessIsNeverConfinable() {
+        #expect(!ObservedProcess(shared, ownCgroup: scope, confinable: true).confinable)
+    }
+}
+
+extension KernelTests {
+    /// Real processes: a `SIGCONT` loop against a shield held by `SIGSTOP`.
+    @Suite struct StoppedProcessRecheckTests {
+        let game = AppID("org.example.Game")
+
+        @Test func aResumedProcessIsStoppedAgainAndTerminatedWhenResumedTooOften() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            let stateFile = StateFile(path: FilePath(NSTemporaryDirectory() + "enforcement-\(getpid())-\(UUID()).json"))
+            defer { try? stateFile.save(HeldResources()) }
+            let enforcer = Enforcer(stateFile: stateFile, freezer: nil)
+            let clock = ContinuousClock()
+            let victim = try processes.spawn()
+            _ = enforcer.apply(desired: [game: .freeze], observed: [game: [ObservedProcess(victim)]], at: clock.now)
+            #expect(eventually { schedulerState(victim) == "T" })
+            #expect(enforcer.holdsStoppedProcesses)
+            // Nothing resumed: a recheck does nothing.
+            #expect(enforcer.recheckStopped(at: clock.now).entries.isEmpty)
+            for _ in 1...ShieldStateMachine.resumeLimit {
+                Glibc.kill(victim.pid.rawValue, SIGCONT)
+                #expect(eventually { schedulerState(victim) != "T" })
+                let report = enforcer.recheckStopped(at: clock.now)
+                #expect(report.applied == [.signal(.suspend, victim, app: game)])
+                #expect(eventually { schedulerState(victim) == "T" })
+            }
+            Glibc.kill(victim.pid.rawValue, SIGCONT)
+            #expect(eventually { schedulerState(victim) != "T" })
+            let report = enforcer.recheckStopped(at: clock.now)
+            #expect(report.escalated.map(\.process) == [victim])
+            #expect(eventually { processes.reapIfExited(victim) })
+        }
+    }
+}

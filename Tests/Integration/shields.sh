@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Shields that hold, with the shipped user unit (systemd/screentimed.service, ExecStart=%h/.local/bin/screentimed)
+# in a real logind session: three games under a 20 s limit — A in its own app scope (frozen), B in the login session's
+# scope (SIGSTOP, rechecked every 100 ms), C in a plain service of the user manager (moved into a scope of its own,
+# then frozen). Asserts that the shields hold over `systemctl --user restart`, `kill -9` (Restart=always), a stop,
+# a garbage database and a SIGCONT from the user; that a SIGCONT loop gets B terminated; that the unit is ready within
+# 300 ms of exec; and that only `screentime stop --release` thaws.
+# Needs root, a debug build (`swift build`), gcc and jq.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/lib.sh"
+BIN=${SCREENTIME_BIN_DIR:-$ROOT/.build/debug}
+LIMIT=20
+[ -x "$BIN/screentimed" ] || { echo "missing $BIN/screentimed: run swift build first"; exit 2; }
+start_sandbox stshield 1
+as_user() {
+    inside runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 \
+        DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus HOME=/home/sbuser1 "$@"
+}
+# The shipped unit, as `make install-user` installs it (binaries linked rather than copied).
+as_user mkdir -p /home/sbuser1/.local/bin /home/sbuser1/.config/systemd/user /home/sbuser1/.config/screentime
+as_user ln -sf "$BIN/screentimed" "$BIN/screentime" /home/sbuser1/.local/bin/
+inside install -o sbuser1 -m 0644 "$ROOT/systemd/screentimed.service" /home/sbuser1/.config/systemd/user/
+as_user sh -c 'cat > /home/sbuser1/.config/screentime/policy.toml' <<POL
+[[limit]]
+name = "games"
+apps = ["supertuxkart"]
+daily = "${LIMIT}s"
+POL
+SID=$("$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :72 -- bash -c \
+    "GAME_MODE=busy $WORK/supertuxkart & sleep infinity")
+as_user GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-supertuxkart-77.scope \
+    "$WORK/supertuxkart" >/dev/null 2>&1 &
+as_user systemd-run --user --quiet --unit=game-service -E GAME_MODE=busy "$WORK/supertuxkart"
+pid_in() { inside sh -c "for p in \$(pgrep -u sbuser1 -x supertuxkart); do grep -q '$1' /proc/\$p/cgroup && echo \$p; done; true" | head -1; }
+wait_for 10 sh -c "[ -n \"\$($(declare -f inside pid_in); SANDBOX=$SANDBOX NAME=$NAME; pid_in game-service)\" ]" || true
+GAME_A=$(pid_in app-gnome-supertuxkart-77.scope)
+GAME_B=$(pid_in "session-$SID.scope")
+GAME_C=$(pid_in game-service.service)
+check "three games run: own scope ($GAME_A), session ($GAME_B), user service ($GAME_C)" \
+    test -n "$GAME_A" -a -n "$GAME_B" -a -n "$GAME_C"
+ticks() { inside awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo gone; }
+# Clock ticks (1/100 s) of CPU a process gets over SECONDS.
+ticks_over() { local a b; a=$(ticks "$1"); sleep "$2"; b=$(ticks "$1"); [ "$a" = gone ] || [ "$b" = gone ] && { echo gone; return; }; echo $((b - a)); }
+held() { local n; n=$(ticks_over "$1" 0.5); [ "$n" != gone ] && [ "$n" -le 1 ]; }
+all_held() { held "$GAME_A" && held "$GAME_B" && held "$GAME_C"; }
+main_pid() { as_user systemctl --user show -p MainPID --value screentimed.service; }
+journal() { inside journalctl -q -o cat _UID=2001 --no-pager 2>/dev/null | grep -a "$@"; }
+
+T0=$(date +%s)
+as_user systemctl --user daemon-reload
+as_user systemctl --user start screentimed.service
+check "the shipped unit starts (Type=notify)" as_user systemctl --user is-active --quiet screentimed.service
+check "all three games are held at the limit" wait_for $((LIMIT + 15)) all_held
+echo "held $(( $(date +%s) - T0 )) s after the start (limit $LIMIT s)"
+check "game C was moved into a scope of its own, which is frozen" inside sh -c \
+    "grep -q 'app-screentime-supertuxkart-$GAME_C.scope' /proc/$GAME_C/cgroup && \
+     grep -q 'frozen 1' /sys/fs/cgroup\$(sed -n 's/^0:://p' /proc/$GAME_C/cgroup)/cgroup.events"
+as_user systemctl --user restart screentimed.service
+sleep 3
+# The first start of a debug build reads its binary from disk; a restart is what a kill or a crash costs.
+READY=$(journal -o 'ready [0-9]* ms after exec' | tail -1 | awk '{print $2}')
+echo "ready ${READY:-?} ms after exec"
+check "a restarted daemon is ready within 300 ms of exec" test "${READY:-999}" -le 300
+N=$(ticks_over "$GAME_A" 2); echo "game A after restart: $N ticks in 2 s"
+check "3 s after a restart game A gets <= 1 tick in 2 s" test "$N" != gone -a "$N" -le 1
+check "3 s after a restart games B and C are held" sh -c "$(declare -f inside ticks ticks_over held); SANDBOX=$SANDBOX NAME=$NAME; held $GAME_B && held $GAME_C"
+
+OLD=$(main_pid)
+inside kill -9 "$OLD"
+sleep 4
+N=$(ticks_over "$GAME_A" 2); echo "game A after kill -9: $N ticks in 2 s"
+check "the unit restarted the daemon after kill -9" test "$(main_pid)" != "$OLD" -a "$(main_pid)" != 0
+check "4 s after kill -9 game A gets <= 1 tick in 2 s" test "$N" != gone -a "$N" -le 1
+USED=$(as_user /home/sbuser1/.local/bin/screentime status --json 2>/dev/null | jq '[.[] | select(.name == "games") | .usedSeconds] | max // 0' || echo 0)
+echo "status: games used $USED s"
+check "status shows the use (>= $LIMIT s) after restart and kill -9" test "${USED%.*}" -ge "$LIMIT"
+
+inside runuser -u sbuser1 -- kill -CONT "$GAME_B"
+N=$(ticks_over "$GAME_B" 2); echo "game B after one SIGCONT: $N ticks in 2 s"
+check "one SIGCONT gives game B <= 12 ticks" test "$N" != gone -a "$N" -le 12
+inside runuser -u sbuser1 -- kill -CONT "$GAME_A"
+N=$(ticks_over "$GAME_A" 2)
+check "SIGCONT buys the frozen game A nothing ($N ticks)" test "$N" != gone -a "$N" -le 1
+inside sh -c "for i in \$(seq 30); do kill -CONT $GAME_B 2>/dev/null || break; sleep 0.2; done" || true
+check "a SIGCONT loop gets game B terminated" wait_for 5 sh -c "! $SANDBOX run $NAME -- test -e /proc/$GAME_B"
+check "the escalation is logged" journal -q 'shield escalated'
+
+as_user systemctl --user stop screentimed.service
+sleep 2
+check "with the service stopped game A stays frozen" held "$GAME_A"
+check "with the service stopped game C stays frozen" held "$GAME_C"
+
+# A garbage database: kept aside, and the daemon starts and enforces.
+as_user sh -c 'head -c 65536 /dev/urandom > /home/sbuser1/.local/state/screentime/usage.sqlite'
+as_user systemctl --user start screentimed.service
+check "with a garbage database the daemon starts" as_user systemctl --user is-active --quiet screentimed.service
+check "the garbage database is kept aside" inside sh -c 'ls /home/sbuser1/.local/state/screentime/usage.sqlite.broken-* >/dev/null'
+check "the daemon enforces with a fresh database" held "$GAME_A"
+
+as_user systemctl --user stop screentimed.service
+check "screentime stop --release succeeds with the service already stopped" as_user /home/sbuser1/.local/bin/screentime stop --release
+check "stop --release thaws game A" wait_for 3 sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over $GAME_A 0.5) -gt 10 ]"
+check "stop --release thaws game C" wait_for 3 sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over $GAME_C 0.5) -gt 10 ]"
+journal -E 'limit|shield|enforce|database|ready' | tail -n 15 || true
+summary

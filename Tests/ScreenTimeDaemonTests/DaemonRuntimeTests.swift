@@ -1,0 +1,314 @@
+import Enforcement
+import Foundation
+import ScreenTimeEngine
+import ScreenTimeModel
+import Testing
+import UsageStore
+
+@testable import ScreenTimeDaemon
+
+/// The daemon's runtime driven alone, with scripted events and simulated time.
+@Suite struct DaemonRuntimeTests {
+    static let user = UserID(1000)
+    static let game = AppUse(application: token("org.example.Game"), category: category(.games))
+    static let video = AppUse(application: token("vlc"), category: category(.entertainment))
+    static let calculator = AppUse(application: token("org.gnome.Calculator"), category: category(.utilities))
+
+    static func token(_ id: String) -> ApplicationToken { ApplicationToken(rawValue: "app:" + id) }
+    static func category(_ category: ActivityCategory) -> ActivityCategoryToken {
+        ActivityCategoryToken(rawValue: "cat:" + category.rawValue)
+    }
+
+    static let policyText = """
+        always_allowed = ["org.gnome.Calculator"]
+        [[limit]]
+        name = "games"
+        apps = ["org.example.Game"]
+        daily = "20s"
+        warning = "5s"
+        [[limit]]
+        name = "video"
+        apps = ["vlc"]
+        daily = "10s"
+        shield = "terminate"
+        [shield]
+        extra = "15m"
+        extra_times = 1
+        """
+
+    /// A runtime and a clock: 10:00 UTC on a Wednesday, ticks of one second.
+    struct Harness {
+        var runtime = DaemonRuntime(
+            settings: DaemonSettings(
+                system: false, policyPath: "/nonexistent/policy.toml", databasePath: "/nonexistent/usage.sqlite",
+                enforcementStatePath: "/nonexistent/enforcement.json", tokenKeyPath: "/nonexistent/token.key",
+                users: nil))
+        var monotonic: Int64 = 5_000 * 1_000_000_000
+        var wall: Int64 = 1_795_600_800 * 1_000_000_000
+        var revision: UInt64 = 0
+
+        var now: Now {
+            Now(
+                monotonic: MonotonicInstant(nanoseconds: monotonic), wallClock: WallClockInstant(nanosecondsSince1970: wall),
+                timeZone: TimeZone(identifier: "UTC"))
+        }
+
+        @discardableResult
+        mutating func handle(_ event: DaemonRuntime.Event) -> [DaemonRuntime.Action] { runtime.handle(event, at: now) }
+
+        @discardableResult
+        mutating func load(_ text: String = DaemonRuntimeTests.policyText) throws -> [DaemonRuntime.Action] {
+            let policy = try Policy.parse(text, file: "test.toml")
+            let plan = PolicyPlan(policy: policy, appToken: { token($0.rawValue) }, categoryToken: { category($0) })
+            return handle(.policyLoaded(policy, plan))
+        }
+
+        mutating func advance(_ seconds: Int64) {
+            monotonic += seconds * 1_000_000_000
+            wall += seconds * 1_000_000_000
+        }
+
+        /// `seconds` ticks with `app` in front of the user's active session; every action they gave.
+        mutating func use(_ app: AppUse?, for seconds: Int, presence: SessionPresence = .active) -> [DaemonRuntime.Action] {
+            var actions: [DaemonRuntime.Action] = []
+            let sample = UsageSample(
+                user: DaemonRuntimeTests.user, session: SessionID("2"), presence: presence,
+                applicationsInUse: app.map { [$0] } ?? [])
+            for _ in 0..<seconds {
+                advance(1)
+                revision += 1
+                actions += handle(.tick([sample], revision: revision))
+            }
+            return actions
+        }
+
+        func shielded(_ app: AppUse) -> Bool { runtime.shields[DaemonRuntimeTests.user]?.shields(app) ?? false }
+    }
+
+    static func writes(_ actions: [DaemonRuntime.Action]) -> [StoreWriter.Batch] {
+        actions.compactMap { if case .write(let batch) = $0 { batch } else { nil } }
+    }
+
+    static func snapshot(of actions: [DaemonRuntime.Action]) throws -> EngineSnapshot {
+        let record = try #require(writes(actions).last { $0.snapshot != nil }?.snapshot)
+        return try JSONDecoder().decode(EngineSnapshot.self, from: record.blob)
+    }
+
+    @Test func aLimitShieldsItsAppOnceTheDailyUseIsReached() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        let before = harness.use(Self.game, for: 19)
+        #expect(!harness.shielded(Self.game))
+        #expect(!before.contains { if case .notifyShield = $0 { true } else { false } })
+        let at = harness.use(Self.game, for: 2)
+        #expect(harness.shielded(Self.game))
+        #expect(!harness.shielded(Self.calculator))
+        #expect(at.contains { if case .notifyShield(_, "games", _, _, "15 min more") = $0 { true } else { false } })
+        #expect(at.contains { if case .limitReached = $0 { true } else { false } })
+    }
+
+    @Test func aWarningComesWarningTimeBeforeTheLimit() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        #expect(!harness.use(Self.game, for: 14).contains { if case .warn = $0 { true } else { false } })
+        #expect(harness.use(Self.game, for: 2).contains { if case .warn(Self.user, "5 s left for games", _) = $0 { true } else { false } })
+    }
+
+    @Test func aRestartRestoresTheShieldsBeforeAnyPolicyOrSample() throws {
+        var first = Harness()
+        first.handle(.restarted(nil))
+        try first.load()
+        let actions = first.use(Self.game, for: 22)
+        let snapshot = try Self.snapshot(of: actions + [first.runtime.flush(at: first.now)])
+        var second = Harness()
+        second.monotonic = first.monotonic + 3_000_000_000
+        second.wall = first.wall + 3_000_000_000
+        second.handle(.restarted(snapshot))
+        #expect(second.shielded(Self.game))
+        try second.load()
+        #expect(second.shielded(Self.game))
+        _ = second.use(Self.game, for: 3)
+        #expect(second.shielded(Self.game))
+    }
+
+    @Test func aRestartWithoutASnapshotShieldsNothing() {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        #expect(harness.runtime.shields.isEmpty)
+    }
+
+    @Test func aRestartResumesTheCountersSoTheLimitComesAtTheSameTotalUse() throws {
+        var first = Harness()
+        first.handle(.restarted(nil))
+        try first.load()
+        let actions = first.use(Self.game, for: 12)
+        let snapshot = try Self.snapshot(of: actions + [first.runtime.flush(at: first.now)])
+        var second = Harness()
+        second.monotonic = first.monotonic + 1_000_000_000
+        second.wall = first.wall + 1_000_000_000
+        second.handle(.restarted(snapshot))
+        try second.load()
+        _ = second.use(Self.game, for: 7)
+        #expect(!second.shielded(Self.game))
+        _ = second.use(Self.game, for: 3)
+        #expect(second.shielded(Self.game))
+    }
+
+    @Test func timeInFrontOfAShieldedAppIsNotUse() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        _ = harness.use(Self.game, for: 22)
+        let used = try #require(
+            harness.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
+        _ = harness.use(Self.game, for: 30)
+        let later = try #require(
+            harness.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
+        #expect(later.used == used.used)
+    }
+
+    @Test func aRefusedPolicyKeepsThePolicyInForceAndSaysWhy() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        let error = PolicyError(file: "test.toml", line: 3, column: 9, message: "bad")
+        let actions = harness.handle(.policyRefused(error))
+        #expect(harness.runtime.policyError == error)
+        #expect(harness.runtime.plan.limits.count == 2)
+        #expect(actions.contains { if case .log(.error, _, _) = $0 { true } else { false } })
+        try harness.load()
+        #expect(harness.runtime.policyError == nil)
+    }
+
+    @Test func aLimitRemovedFromThePolicyReleasesItsShield() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        _ = harness.use(Self.game, for: 22)
+        #expect(harness.shielded(Self.game))
+        try harness.load("[[limit]]\nname = \"video\"\napps = [\"vlc\"]\ndaily = \"10s\"\n")
+        #expect(!harness.shielded(Self.game))
+    }
+
+    @Test func aTerminateLimitTerminatesAndACloseRequestTerminatesAFrozenApp() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        let label = (token: Self.video.application, category: Self.video.category)
+        #expect(harness.runtime.mode(for: label, app: AppID("vlc")) == .terminate(grace: Policy.defaultTerminateGrace))
+        let game = (token: Self.game.application, category: Self.game.category)
+        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .freeze)
+        harness.handle(.answered(NotificationAnswer(user: Self.user, limit: "games", choice: .close)))
+        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .terminate(grace: .seconds(5)))
+        harness.runtime.keepCloseRequests(for: [])
+        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .freeze)
+    }
+
+    @Test func downtimeFreezesAnAppOfATerminateLimit() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load(
+            Self.policyText.replacingOccurrences(
+                of: "[shield]", with: "[[downtime]]\nname = \"day\"\nstart = \"09:00\"\nend = \"11:00\"\n[shield]"))
+        _ = harness.use(Self.calculator, for: 1)
+        #expect(harness.shielded(Self.video))
+        #expect(!harness.shielded(Self.calculator))
+        let label = (token: Self.video.application, category: Self.video.category)
+        #expect(harness.runtime.mode(for: label, app: AppID("vlc")) == .freeze)
+    }
+
+    @Test func aDowntimeInProgressIsInForceAgainAfterARestart() throws {
+        let text = Self.policyText.replacingOccurrences(
+            of: "[shield]", with: "[[downtime]]\nname = \"day\"\nstart = \"09:00\"\nend = \"11:00\"\n[shield]")
+        var first = Harness()
+        first.handle(.restarted(nil))
+        try first.load(text)
+        let snapshot = try Self.snapshot(of: first.use(Self.calculator, for: 2) + [first.runtime.flush(at: first.now)])
+        var second = Harness()
+        second.monotonic = first.monotonic
+        second.wall = first.wall
+        second.handle(.restarted(snapshot))
+        try second.load(text)
+        let label = (token: Self.video.application, category: Self.video.category)
+        #expect(second.shielded(Self.video))
+        #expect(second.runtime.mode(for: label, app: AppID("vlc")) == .freeze)
+    }
+
+    @Test func extraTimeFromTheShieldLiftsItOnceAndIsRecorded() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        _ = harness.use(Self.game, for: 22)
+        harness.handle(.answered(NotificationAnswer(user: Self.user, limit: "games", choice: .extraTime)))
+        #expect(!harness.shielded(Self.game))
+        let batch = try #require(Self.writes([harness.runtime.flush(at: harness.now)]).first)
+        #expect(batch.grants.map(\.seconds) == [900])
+        let refused = harness.handle(.answered(NotificationAnswer(user: Self.user, limit: "games", choice: .extraTime)))
+        #expect(refused.contains { if case .log(.notice, "extra time refused: none left today", _) = $0 { true } else { false } })
+    }
+
+    @Test func theLedgerIsWrittenOncePerFlushIntervalWithTheSnapshotWhenUseCounted() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        let first = Self.writes(harness.use(Self.game, for: 1))
+        #expect(first.count == 1)
+        #expect(first[0].snapshot != nil)
+        let idle = Self.writes(harness.use(nil, for: 4))
+        #expect(idle.count == 4)
+        #expect(idle.dropFirst().allSatisfy { $0.snapshot == nil })
+    }
+
+    @Test func usageIntervalsGoToTheLedger() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        let batches = Self.writes(harness.use(Self.calculator, for: 5))
+        let intervals = batches.flatMap(\.intervals)
+        #expect(intervals.last?.use == Self.calculator)
+        #expect(intervals.last?.duration == .seconds(4))
+    }
+
+    @Test func aLockedSessionCountsNothing() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        _ = harness.use(Self.game, for: 30, presence: .locked)
+        #expect(!harness.shielded(Self.game))
+    }
+
+    @Test func storeFaultsAreKeptUntilTheStoreWritesAgain() {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        harness.handle(.storeFault("disk full"))
+        #expect(harness.runtime.storeFault == "disk full")
+        harness.handle(.storeFault(nil))
+        #expect(harness.runtime.storeFault == nil)
+    }
+
+    @Test func aWallClockJumpIsLoggedAndDoesNotCount() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        _ = harness.use(Self.game, for: 2)
+        harness.wall += 3_600 * 1_000_000_000
+        let actions = harness.use(Self.game, for: 1)
+        #expect(actions.contains { if case .log(.notice, "wall clock changed", _) = $0 { true } else { false } })
+        let usage = try #require(
+            harness.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
+        #expect(usage.used <= .seconds(3))
+    }
+
+    @Test func theShieldRevisionChangesWithShieldsAndPolicies() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        let start = harness.runtime.shieldRevision
+        try harness.load()
+        let loaded = harness.runtime.shieldRevision
+        #expect(loaded != start)
+        _ = harness.use(Self.game, for: 22)
+        #expect(harness.runtime.shieldRevision != loaded)
+    }
+}
