@@ -1,28 +1,21 @@
 #!/usr/bin/env bash
-# The release build, as installed and benchmarked: the Swift runtime linked in statically, unused sections dropped,
-# lld's packed relative relocations (DT_RELR) instead of 90,000 RELA entries the loader would read at each start, and
-# the functions the daemon's loop runs placed together (scripts/hot-code.order, made by scripts/profile-hot-code.sh).
-# The linker moves sections, not functions: without -function-sections the compiler leaves the functions it derives
-# (specializations, coroutine parts, merged bodies) in one `.text` per file, which the order can only move whole.
+# The release build, as installed and benchmarked: the Swift runtime linked in statically (one file to install, no
+# toolchain needed at run time), unused sections dropped, and lld's packed relative relocations (DT_RELR) instead of
+# 90,000 RELA entries the loader would read at each start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/opt/swift/usr/bin
-# SwiftPM does not know the order file as an input of the link: executables linked before its last change are removed,
-# so that they are linked again with it. Nor does it plan the build again when only flags change (it keeps the build
-# manifest of the last run): the manifest is removed when they differ from the last build's.
+# SwiftPM does not plan the build again when only flags change (it keeps the build manifest of the last run): the
+# manifest is removed when they differ from the last build's.
 scratch=.build
 for ((i = 1; i < $#; i++)); do
     if [ "${!i}" = --scratch-path ]; then next=$((i + 1)); scratch=${!next}; fi
 done
-arguments=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections
-    -Xlinker --gc-sections -Xlinker -z -Xlinker pack-relative-relocs
-    -Xlinker --symbol-ordering-file="$PWD/scripts/hot-code.order" -Xlinker --no-warn-symbol-ordering "$@")
+arguments=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld
+    -Xlinker --gc-sections -Xlinker -z -Xlinker pack-relative-relocs "$@")
 # The product built is not part of the plan.
 plan=$(printf '%s\n' "${arguments[@]}" | sed '/^--product$/{N;d}')
 products="$scratch/$(uname -m)-unknown-linux-gnu/release"
-if [ -d "$products" ]; then
-    find "$products" -maxdepth 1 -type f -perm -u+x ! -newer scripts/hot-code.order -delete
-    [ "$(cat "$products/.plan" 2>/dev/null)" = "$plan" ] || rm -f "$scratch/release.yaml"
-fi
+[ "$(cat "$products/.plan" 2>/dev/null)" = "$plan" ] || rm -f "$scratch/release.yaml"
 swift build "${arguments[@]}"
 echo "$plan" > "$products/.plan"

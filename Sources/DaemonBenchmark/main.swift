@@ -30,7 +30,6 @@ func state(of pid: pid_t) -> Character? {
     return text[text.index(close, offsetBy: 2)]
 }
 
-try SingleThreadExecutor.install()
 guard getuid() == 0 else {
     print("daemon benchmark: needs root (a game run as nobody, signals); skipped")
     exit(0)

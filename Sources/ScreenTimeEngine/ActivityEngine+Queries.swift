@@ -97,6 +97,9 @@ extension ActivityEngine {
         core.shields.filter { !$0.value.isEmpty }
     }
 
+    /// The time of the last event handled: after a restore, how old the sessions' last samples are.
+    public var lastEventTime: Now? { core.lastNow }
+
     /// Every user the engine has counted or holds settings for.
     public var knownUsers: Set<UserID> {
         Set(core.userIndex.keys).union(core.stores.keys)

@@ -4,7 +4,6 @@ import ScreenTimeDaemon
 @main
 enum Screentimed {
     static func main() async {
-        try? SingleThreadExecutor.install()
         await ScreenTimeDaemonCommand.main()
     }
 }

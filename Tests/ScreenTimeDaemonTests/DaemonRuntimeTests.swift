@@ -312,3 +312,33 @@ import UsageStore
         #expect(harness.runtime.shieldRevision != loaded)
     }
 }
+
+extension DaemonRuntimeTests {
+    /// Runs `first` for `seconds` of use, then restarts from its last flushed snapshot after `gap` seconds and uses
+    /// the game for 3 more seconds; returns the use counted.
+    static func useAcrossRestart(gap: Int64) throws -> Duration {
+        var first = Harness()
+        first.handle(.restarted(nil))
+        try first.load()
+        let snapshot = try snapshot(of: first.use(game, for: 5) + [first.runtime.flush(at: first.now)])
+        var second = Harness()
+        second.monotonic = first.monotonic + gap * 1_000_000_000
+        second.wall = first.wall + gap * 1_000_000_000
+        second.handle(.restarted(snapshot))
+        try second.load()
+        _ = second.use(game, for: 3)
+        let usage = try #require(
+            second.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: user))
+        return usage.used
+    }
+
+    @Test func aQuickRestartCountsTheGapLikeALateTick() throws {
+        // 4 s counted before (the first sample starts the count), 1 s gap, 3 s after: the gap counts.
+        #expect(try Self.useAcrossRestart(gap: 1) == .seconds(8))
+    }
+
+    @Test func aLongPauseBeforeARestartCountsNothingOfIt() throws {
+        // 10 s away: stale; counting starts again at the first sample after the restart.
+        #expect(try Self.useAcrossRestart(gap: 10) == .seconds(6))
+    }
+}

@@ -64,12 +64,6 @@ int clinux_set_timer_slack(unsigned long nanoseconds);
    Nothing is lost: a page touched again is mapped again from the file. Returns the
    bytes of mappings advised. */
 long long clinux_release_unused_pages(void);
-/* Runs the jobs of Swift concurrency's global executor (tasks and their continuations) on one thread of its own,
-   named "async", through the runtime's enqueue hook, instead of libdispatch's worker threads: once one of those has
-   run, libdispatch's pool monitor wakes the process every second, forever. Call it once, before any task is
-   created; from then on jobs run one at a time, in order, and one that blocks delays the others. (`Task.sleep`
-   still waits on libdispatch's timers.) Returns 0 or an errno value. */
-int clinux_install_single_thread_executor(void);
 /* SIGHUP without a thread of its own: the handler records it and writes a byte to `descriptor` (a pipe's non-blocking
    write end that the loop polls; -1 for none), so that the loop wakes and calls clinux_take_sighup(). Call it again
    with -1 before closing that pipe. Returns 0 or -1 with errno set (sigaction(2)). */

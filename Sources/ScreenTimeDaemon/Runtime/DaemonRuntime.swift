@@ -156,7 +156,16 @@ public struct DaemonRuntime {
         knownUsers = engine.knownUsers
         wakeUp = engine.requestedWakeUp
         actions.append(.log(.info, "resumed the engine from its snapshot", ["shielded users": "\(shields.count)"]))
-        run(engine.handle(.sessionsUnknown, at: now), at: now, into: &actions)
+        // A restart within a sample's hold limit (a crash, a kill, a quick restart) keeps the sessions' last samples:
+        // like a late tick, the first sample after it counts the time since, up to the limit. Anything older, or
+        // from another boot, is stale.
+        let holds = engine.lastEventTime.map { last in
+            let monotonic = now.monotonic.nanoseconds - last.monotonic.nanoseconds
+            let wall = now.wallClock.nanosecondsSince1970 - last.wallClock.nanosecondsSince1970
+            return monotonic >= 0 && monotonic <= engine.configuration.sampleHoldLimit.nanoseconds
+                && abs(wall - monotonic) < 1_000_000_000
+        }
+        if holds != true { run(engine.handle(.sessionsUnknown, at: now), at: now, into: &actions) }
     }
 
     // MARK: - Ticks
