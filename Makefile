@@ -25,7 +25,7 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh
 
-bench: deps
+bench: test-deps
 	scripts/run-benchmarks.sh
 
 install: deps

@@ -1,11 +1,29 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in release mode (as installed, see build-release.sh) and runs them; each prints
-# `<metric> <value> <unit>` lines.
+# `<metric> <value> <unit>` lines. Exits non-zero when a benchmark fails or prints no figure. As root it also measures
+# the daemon as deployed (scripts/bench-deployed.sh: the shipped unit in a real logind session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for product in CollectorBenchmark EngineBenchmark DaemonBenchmark; do
+for product in CollectorBenchmark EngineBenchmark DaemonBenchmark screentimed screentime; do
     scripts/build-release.sh --scratch-path .build-release --product "$product" >&2
 done
-.build-release/release/CollectorBenchmark 1000 10
-.build-release/release/EngineBenchmark
-.build-release/release/DaemonBenchmark
+failed=()
+run() {  # run NAME COMMAND...: runs a benchmark, passes its figures on, and notes a failure or an empty output
+    local name=$1; shift
+    local output
+    if ! output=$("$@"); then failed+=("$name (exit status)"); fi
+    printf '%s\n' "$output"
+    grep -qE '^[a-z_]+\.[a-z0-9_]+ -?[0-9.]+ ' <<<"$output" || failed+=("$name (no figure)")
+}
+run collector .build-release/release/CollectorBenchmark 1000 10
+run engine .build-release/release/EngineBenchmark
+run daemon .build-release/release/DaemonBenchmark
+if [ "$(id -u)" = 0 ]; then
+    run deployed scripts/bench-deployed.sh
+else
+    failed+=("deployed (needs root: logind in a container)")
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "benchmarks failed: ${failed[*]}" >&2
+    exit 1
+fi
