@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ScreenTimeDaemon
@@ -142,5 +143,25 @@ import Testing
             ]
             """)
         #expect(policy.alwaysAllowed.map(\.rawValue) == ["org.gnome.Calculator", "supertuxkart"])
+    }
+}
+
+@Suite struct PolicyNestingTests {
+    @Test func arraysNested20000DeepAreRefusedWithAnErrorNotACrash() throws {
+        let text = "apps = " + String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000) + "\n"
+        #expect {
+            _ = try Policy.parse(text, file: "deep.toml")
+        } throws: { error in
+            let error = error as? PolicyError
+            return error?.line == 1 && error?.message.contains("nested more than") == true
+        }
+    }
+
+    @Test func aNestedPolicyFileIsRefusedByLoad() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("deep-\(UUID()).toml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try ("always_allowed = " + String(repeating: "[", count: 20_000) + "\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: PolicyError.self) { try Policy.load(from: path) }
     }
 }

@@ -6,6 +6,8 @@ struct TOMLParser {
     private let scalars: [Unicode.Scalar]
     private let file: String
     private var index = 0
+    /// How many arrays the parser is inside; past `maximumNesting` the value is refused rather than parsed.
+    private var depth = 0
     private var line = 1
     private var lineStart = 0
 
@@ -13,6 +15,9 @@ struct TOMLParser {
         self.scalars = Array(text.unicodeScalars)
         self.file = file
     }
+
+    /// Arrays nested deeper than this are refused: no policy needs more than two levels, and each level costs stack.
+    static let maximumNesting = 32
 
     /// Parses the whole text.
     static func parse(_ text: String, file: String) throws(PolicyError) -> TOMLDocument {
@@ -201,6 +206,11 @@ struct TOMLParser {
     }
 
     private mutating func parseArray() throws(PolicyError) -> [TOMLValue] {
+        guard depth < Self.maximumNesting else {
+            throw error("arrays nested more than \(Self.maximumNesting) deep; a policy needs at most two levels")
+        }
+        depth += 1
+        defer { depth -= 1 }
         advance()  // [
         var elements: [TOMLValue] = []
         while true {
