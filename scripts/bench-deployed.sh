@@ -55,7 +55,7 @@ as_user systemctl --user daemon-reload
 as_user systemctl --user start screentimed.service
 main_pid() { as_user systemctl --user show -p MainPID --value screentimed.service; }
 cpu_ticks() { inside awk '{print $14 + $15}' "/proc/$1/stat"; }
-used() { as_user /home/sbuser1/.local/bin/screentime status --json | jq '[.[] | select(.name == "games") | .usedSeconds] | max'; }
+used() { as_user /home/sbuser1/.local/bin/screentime status --json | jq '[.rows[] | select(.name == "games") | .usedSeconds] | max'; }
 sleep 10   # the blocked game reaches its limit; start-up settles
 PID=$(main_pid)
 A=$(cpu_ticks "$PID"); T_A=$(date +%s.%N)

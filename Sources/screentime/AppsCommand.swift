@@ -35,11 +35,11 @@ struct AppsCommand: AsyncParsableCommand {
         let width = min(32, apps.map(\.name.count).max() ?? 4)
         for app in apps {
             let name = app.name.count > width ? String(app.name.prefix(width - 1)) + "…" : app.name
-            print(
+            printText(
                 name.padding(width) + "  " + app.category.rawValue.padding(20) + "  "
                     + String(app.token.rawValue.prefix(12)) + "  " + app.id.rawValue)
         }
-        print("\(apps.count) apps")
+        printText("\(apps.count) apps")
     }
 }
 
@@ -59,6 +59,13 @@ func loadTokenizer(_ options: KeyOptions) throws -> Tokenizer {
     }
 }
 
+/// Writes a line to standard error, with every control character made visible (names come from processes).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((message.escapingControlCharacters(keepingLineFeeds: true) + "\n").utf8))
+}
+
+/// Prints text meant for a person: names in it come from processes and desktop entries, so every control character
+/// is made visible (`\e`, `\x07`, …) and none reaches the terminal. JSON goes through `print`: its encoder escapes.
+func printText(_ text: String, terminator: String = "\n") {
+    print(text.escapingControlCharacters(keepingLineFeeds: true), terminator: terminator)
 }

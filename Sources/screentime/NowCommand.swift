@@ -46,12 +46,13 @@ struct NowCommand: AsyncParsableCommand {
             if json {
                 try printJSON(snapshot, tally: watch ? tally : nil)
             } else {
-                if watch { print("\u{1B}[H\u{1B}[2J", terminator: "") }
+                // Redrawn in place on a terminal; into a pipe or a file, one plain block per tick.
+                if watch && isatty(STDOUT_FILENO) == 1 { print("\u{1B}[H\u{1B}[2J", terminator: "") }
                 if let notice = snapshot.notice, !noticeShown || watch {
                     printError("note: \(notice)")
                     noticeShown = true
                 }
-                print(NowTable.render(snapshot, tally: watch ? tally : nil))
+                printText(NowTable.render(snapshot, tally: watch ? tally : nil))
             }
             fflush(nil)
             if watch {

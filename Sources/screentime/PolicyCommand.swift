@@ -24,7 +24,7 @@ struct PolicyCommand: AsyncParsableCommand {
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
             do {
                 let policy = try Policy.load(from: path)
-                print("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
+                printText("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
                     + "\(policy.alwaysAllowed.count) always-allowed apps")
             } catch {
                 printError("\(error)")

@@ -39,102 +39,69 @@ struct DaemonOptions: ParsableArguments {
     }
 }
 
-/// `screentime status`: each limit's use, what remains, when it resets, and what is shielded now.
+/// `screentime status`: asks the running daemon for each limit's use, what remains, when it resets, and what is
+/// shielded now.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show each limit and downtime: used, remaining, next reset, shielded now.",
-        discussion: "Read from the daemon's last saved state (at most a few seconds old).")
+        discussion: """
+            Asks the running screentimed over D-Bus (org.screentime.ScreenTime1 on the session bus, the system bus \
+            with --system). Exit status: 0, or 3 when screentimed is not running (as systemctl status), 1 on another \
+            failure.
+            """)
 
     @OptionGroup var daemon: DaemonOptions
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
-    struct Row: Encodable {
-        var kind: String
-        var name: String
-        var user: UInt32
-        var usedSeconds: Int?
-        var limitSeconds: Int?
-        var remainingSeconds: Int?
-        var nextReset: Date?
-        var shielded: Bool
-    }
-
     func run() async throws {
-        let settings = daemon.settings
-        let policy: Policy
+        let text: String
         do {
-            policy = try Policy.load(from: settings.policyPath)
+            let bus = try daemon.system ? Bus.system() : Bus.connect(address: DesktopNotifier.sessionBusAddress())
+            guard bus.nameOwner(StatusBusService.name) != nil else { throw StatusUnavailable() }
+            let reply = try bus.call(
+                destination: StatusBusService.name, path: StatusBusService.path, interface: StatusBusService.interface,
+                member: "Status", timeout: .seconds(5))
+            guard let answer = reply.readString() else { throw StatusUnavailable() }
+            text = answer
         } catch {
-            printError("screentime: \(error)")
-            throw ExitCode(1)
-        }
-        let database = try daemon.openDatabase()
-        let recorder = UsageRecorder(database: database, bootID: "")
-        guard let record = try recorder.loadSnapshot(scope: settings.snapshotScope) else {
-            printError("screentime: the daemon has saved no state yet in \(settings.databasePath)")
-            throw ExitCode(1)
-        }
-        let engine = ActivityEngine(restoring: try JSONDecoder().decode(EngineSnapshot.self, from: record.blob))
-        let tokenizer = try loadTokenizer(KeyOptions(system: settings.system, tokenKey: settings.tokenKeyPath))
-        let plan = PolicyPlan(
-            policy: policy, appToken: { tokenizer.token(for: $0) }, categoryToken: { tokenizer.token(for: $0) })
-        var rows: [Row] = []
-        for user in (settings.users ?? [UserID(getuid())]).sorted() {
-            let shield = engine.effectiveShield(for: user)
-            for limit in plan.limits {
-                let usage = engine.usage(of: PolicyPlan.limitEvent, in: limit.activity, for: user)
-                let shielded = engine.settings(of: limit.store, for: user).map { !$0.isEmpty } ?? false
-                rows.append(
-                    Row(
-                        kind: "limit", name: limit.name, user: user.rawValue,
-                        usedSeconds: usage.map { Int($0.used.components.seconds) },
-                        limitSeconds: Int(limit.daily.components.seconds),
-                        remainingSeconds: usage.map { Int($0.remaining.components.seconds) },
-                        nextReset: engine.currentInterval(of: limit.activity).map { date($0.end) }, shielded: shielded))
-            }
-            for downtime in policy.downtimes {
-                let activity = DeviceActivityName("downtime.\(downtime.name)")
-                let current = engine.currentInterval(of: activity)
-                rows.append(
-                    Row(
-                        kind: "downtime", name: downtime.name, user: user.rawValue,
-                        nextReset: (current ?? engine.nextInterval(of: activity)).map { date(current == nil ? $0.start : $0.end) },
-                        shielded: current != nil && !shield.isEmpty))
-            }
+            printError("screentimed is not running" + (error is StatusUnavailable ? "" : " (\(error))"))
+            throw ExitCode(3)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+            print(text)
             return
         }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let status = try decoder.decode(DaemonStatus.self, from: Data(text.utf8))
         let formatter = DateFormatter()
         formatter.dateFormat = "EEE HH:mm:ss"
-        print("As of \(formatter.string(from: record.savedAt)):")
-        for row in rows {
+        printText("screentimed (\(status.mode)) as of \(formatter.string(from: status.asOf)), policy \(status.policyPath)")
+        if let error = status.policyError { printText("  policy refused, the previous one stays in force: \(error)") }
+        if let fault = status.storeFault { printText("  usage store: \(fault); enforcing from memory") }
+        for path in status.movedAside { printText("  a damaged usage database was moved aside: \(path)") }
+        for row in status.rows {
             let when = row.nextReset.map { formatter.string(from: $0) } ?? "-"
             if row.kind == "limit" {
-                print(
+                printText(
                     "  limit \(row.name): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
                         + "\(clock(row.remainingSeconds)) left, resets \(when)" + (row.shielded ? " · SHIELDED" : ""))
             } else {
-                print("  downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
+                printText("  downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
             }
         }
-    }
-
-    private func date(_ instant: WallClockInstant) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(instant.nanosecondsSince1970) / 1e9)
     }
 
     private func clock(_ seconds: Int?) -> String {
         seconds.map { NowTable.format(.seconds($0)) } ?? "-"
     }
 }
+
+/// No daemon owns the bus name, or it gave no status.
+private struct StatusUnavailable: Error {}
 
 /// `screentime report`: usage per app and category.
 struct ReportCommand: AsyncParsableCommand {
@@ -217,14 +184,14 @@ struct ReportCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(output), as: UTF8.self))
             return
         }
-        print("Today: \(NowTable.format(.seconds(output.totalSeconds))) in total, \(report.pickups) pickups")
-        print("Apps:")
-        for item in applications { print("  \(NowTable.format(.seconds(item.seconds)))  \(item.name) [\(item.id)]") }
-        print("Categories:")
-        for item in categories { print("  \(NowTable.format(.seconds(item.seconds)))  \(item.name)") }
+        printText("Today: \(NowTable.format(.seconds(output.totalSeconds))) in total, \(report.pickups) pickups")
+        printText("Apps:")
+        for item in applications { printText("  \(NowTable.format(.seconds(item.seconds)))  \(item.name) [\(item.id)]") }
+        printText("Categories:")
+        for item in categories { printText("  \(NowTable.format(.seconds(item.seconds)))  \(item.name)") }
         if !output.extraTime.isEmpty {
-            print("Extra time granted:")
-            for grant in output.extraTime { print("  \(NowTable.format(.seconds(grant.seconds)))  \(grant.limit) (\(grant.reason))") }
+            printText("Extra time granted:")
+            for grant in output.extraTime { printText("  \(NowTable.format(.seconds(grant.seconds)))  \(grant.limit) (\(grant.reason))") }
         }
     }
 }

@@ -89,7 +89,7 @@ T_RESTARTED=$(date +%s.%N)
 check "restarted daemon runs" wait_for 5 as_user systemctl --user is-active --quiet screentimed-2
 STATUS=$(as_user "$BIN/screentime" status --json 2>/dev/null || echo '[]')
 check "status after the crash shows the use before it (>= 8 s)" \
-    jq -e '.[] | select(.name == "games") | .usedSeconds >= 8' <<<"$STATUS"
+    jq -e '.rows[] | select(.name == "games") | .usedSeconds >= 8' <<<"$STATUS"
 
 # The shield: both games stop getting CPU at the limit.
 # A check watches each game's CPU for 0.5 s in turn, a second in all: T_STOP is when the check that saw both stopped

@@ -73,7 +73,7 @@ sleep 4
 N=$(ticks_over "$GAME_A" 2); echo "game A after kill -9: $N ticks in 2 s"
 check "the unit restarted the daemon after kill -9" test "$(main_pid)" != "$OLD" -a "$(main_pid)" != 0
 check "4 s after kill -9 game A gets <= 1 tick in 2 s" test "$N" != gone -a "$N" -le 1
-USED=$(as_user /home/sbuser1/.local/bin/screentime status --json 2>/dev/null | jq '[.[] | select(.name == "games") | .usedSeconds] | max // 0' || echo 0)
+USED=$(as_user /home/sbuser1/.local/bin/screentime status --json 2>/dev/null | jq '[.rows[] | select(.name == "games") | .usedSeconds] | max // 0' || echo 0)
 echo "status: games used $USED s"
 check "status shows the use (>= $LIMIT s) after restart and kill -9" test "${USED%.*}" -ge "$LIMIT"
 

@@ -22,6 +22,8 @@ public final class Daemon {
     /// Writes the ledger and the snapshot file on its own task; the tick hands it a batch every flush interval.
     public let storeWriter: StoreWriter
     let enforcer: Enforcer
+    /// Answers `screentime status` and other clients on D-Bus from the status published here.
+    public let statusService: StatusBusService
     private let tokenizer: Tokenizer
     private let notifier: (any DaemonNotifier)?
     let logger: Logger
@@ -76,6 +78,7 @@ public final class Daemon {
             stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer,
             confiner: ServiceManagerConfiner(system: settings.system, logger: logger))
         runtime = DaemonRuntime(settings: settings)
+        statusService = StatusBusService(system: settings.system, logger: logger)
     }
 
     /// Restores the engine's snapshot and with it every shield in force, takes over what the last run held (nothing
@@ -103,9 +106,11 @@ public final class Daemon {
                 policy: loaded, appToken: { self.tokenizer.token(for: $0) },
                 categoryToken: { self.tokenizer.token(for: $0) })
             perform(runtime.handle(.policyLoaded(loaded, plan), at: now))
+            publishStatus(at: now)
             return nil
         } catch {
             perform(runtime.handle(.policyRefused(error), at: now))
+            publishStatus(at: now)
             return error
         }
     }
@@ -124,7 +129,10 @@ public final class Daemon {
     public func tick(at now: Now) {
         let snapshot = collector.tick(
             now: .nanoseconds(now.monotonic.nanoseconds), wallNow: now.wallClock.secondsSince1970)
-        perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
+        let actions = runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now)
+        perform(actions)
+        // What status shows changes with what is written: published with each flush, not each tick.
+        if actions.contains(where: { if case .write = $0 { true } else { false } }) { publishStatus(at: now) }
         for answer in notifier?.takeAnswers() ?? [] { perform(runtime.handle(.answered(answer), at: now)) }
         let health = storeWriter.health
         if health.fault != runtime.storeFault { perform(runtime.handle(.storeFault(health.fault), at: now)) }
@@ -150,8 +158,15 @@ public final class Daemon {
     public func services(logger: Logger, systemd: SystemdNotifier = SystemdNotifier()) -> [any Service] {
         var services: [any Service] = [storeWriter]
         if let notifier = notifier as? any Service { services.append(notifier) }
-        services += [CollectorService(collector: collector), EngineLoop(daemon: self, logger: logger, systemd: systemd)]
+        services += [
+            statusService, CollectorService(collector: collector),
+            EngineLoop(daemon: self, logger: logger, systemd: systemd),
+        ]
         return services
+    }
+
+    private func publishStatus(at now: Now) {
+        statusService.publish(DaemonStatus(runtime: runtime, at: now, movedAside: storeWriter.health.movedAside))
     }
 
     // MARK: - Actions

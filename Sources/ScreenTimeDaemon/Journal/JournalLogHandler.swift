@@ -1,4 +1,5 @@
 import Logging
+import ScreenTimeModel
 
 /// A swift-log handler that writes each record to the systemd journal as a structured entry.
 ///
@@ -52,7 +53,8 @@ public struct JournalLogHandler: LogHandler {
     /// metadata sorted by key. Pure: this is what `log(event:)` hands to `sd_journal_sendv(3)`.
     public func fields(for event: LogEvent, metadata: Logger.Metadata) -> [JournalField] {
         var fields = [
-            JournalField("MESSAGE", "\(event.message)"),
+            // Control characters made visible: `journalctl` prints MESSAGE to terminals.
+            JournalField("MESSAGE", "\(event.message)".escapingControlCharacters(keepingLineFeeds: true)),
             JournalField("PRIORITY", String(event.level.syslogPriority)),
             JournalField("SYSLOG_IDENTIFIER", identifier),
             JournalField("CODE_FILE", event.file),
@@ -63,7 +65,7 @@ public struct JournalLogHandler: LogHandler {
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             var name = JournalField.sanitizedName(key)
             if Self.reservedNames.contains(name) { name = "META_" + name }
-            fields.append(JournalField(name, "\(value)"))
+            fields.append(JournalField(name, "\(value)".escapingControlCharacters()))
         }
         return fields
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ScreenTimeModel
 import SystemPackage
 
 /// A swift-log handler that writes one line per record to a file descriptor (standard error by default):
@@ -53,10 +54,10 @@ public struct StderrLogHandler: LogHandler {
         return line + "\n"
     }
 
+    /// Every control character made visible: names in messages come from processes, and a terminal reading the log
+    /// must not act on them.
     private static func escaped(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\n" || $0 == "\r" }) else { return text }
-        return text.replacingOccurrences(of: "\r\n", with: "\\n").replacingOccurrences(of: "\n", with: "\\n")
-            .replacingOccurrences(of: "\r", with: "\\r")
+        text.escapingControlCharacters()
     }
 
     private static func quotedIfNeeded(_ value: String) -> String {

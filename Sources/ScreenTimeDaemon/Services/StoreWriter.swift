@@ -36,6 +36,8 @@ public final class StoreWriter: Service, Sendable {
         public var fault: String?
         /// Rows waiting to be written.
         public var pending = 0
+        /// Damaged ledgers moved aside (kept), oldest first.
+        public var movedAside: [String] = []
     }
 
     private struct State {
@@ -127,6 +129,7 @@ public final class StoreWriter: Service, Sendable {
                     metadata: ["reason": "\(why)", "moved to": "\(aside)"])
             }
             state.recorder.attach(opened.database)
+            state.health.movedAside = UsageDatabase.movedAsideFiles(of: databasePath)
             state.health.isOpen = true
             state.health.fault = nil
             state.nextOpenAttempt = nil
