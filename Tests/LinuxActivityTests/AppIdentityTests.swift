@@ -163,14 +163,10 @@ import Testing
     }
 
     @Test func processEventsReportForksAndExitsLikeAListingDoes() throws {
-        guard getuid() == 0 || ProcessEvents.open() != nil else {
-            print("skipped: proc connector events need root or Linux 6.6 in the initial namespaces")
-            return
-        }
         let table = ProcessTable()
         table.refresh()
         guard table.followsProcessEvents else {
-            print("skipped: proc connector events unavailable here")
+            notRunnable("proc connector events need root or Linux 6.6 in the initial namespaces")
             return
         }
         let pid = try spawn(["/bin/sleep", "600"])
@@ -194,7 +190,7 @@ import Testing
         let table = ProcessTable()
         table.refresh()
         guard table.followsProcessEvents else {
-            print("skipped: proc connector events unavailable here")
+            notRunnable("proc connector events are unavailable here")
             return
         }
         let pid = try spawn(["/bin/sh", "-c", "sleep 0.3; exec /bin/sleep 600"])
@@ -221,4 +217,13 @@ func copyFile(_ source: String, to destination: String) throws {
     guard descriptor >= 0 else { throw TestError("cannot create \(destination)") }
     defer { close(descriptor) }
     _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+}
+
+/// A test whose real component can't run here: a failure under `CI=true`, a note otherwise.
+func notRunnable(_ why: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    if FocusTestEnvironment.isCI {
+        Issue.record("cannot run under CI: \(why)", sourceLocation: sourceLocation)
+    } else {
+        print("not run: \(why)")
+    }
 }

@@ -2,6 +2,8 @@
 # Creates (if missing) the unprivileged account that runs compositors in the focus tests and prints
 # NAME:UID:GID:HOME. sway refuses to run as root. Needs root; prints nothing and fails otherwise.
 set -eu
+# useradd lives in /usr/sbin, which a test runner's PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
 name=${1:-stfocus}
 if ! id -u "$name" >/dev/null 2>&1; then
     useradd --create-home --shell /usr/sbin/nologin --comment "Screen Time focus tests" "$name" >/dev/null
