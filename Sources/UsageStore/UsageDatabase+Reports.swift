@@ -21,24 +21,22 @@ extension UsageDatabase {
                        OR (i.endMilliseconds = i.startMilliseconds AND i.startMilliseconds >= :from))
                 """
             let arguments: StatementArguments = ["uid": uid, "from": from, "to": to]
-            var byApplication: [ApplicationToken: Duration] = [:]
-            var byCategory: [ActivityCategoryToken: Duration] = [:]
+            // One app in front of two sessions at once (two seats, a desktop and an ssh login) is used once: each
+            // app's and each category's time is the union of its intervals, not their sum.
+            var byApplication: [ApplicationToken: [Span]] = [:]
+            var byCategory: [ActivityCategoryToken: [Span]] = [:]
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT i.appToken, i.categoryToken, SUM(
-                      CASE WHEN i.endMilliseconds > i.startMilliseconds
-                      THEN i.durationMilliseconds * (MIN(i.endMilliseconds, :to) - MAX(i.startMilliseconds, :from))
-                           * 1.0 / (i.endMilliseconds - i.startMilliseconds)
-                      ELSE i.durationMilliseconds END) AS milliseconds
+                    SELECT i.appToken, i.categoryToken, i.startMilliseconds, i.endMilliseconds, i.durationMilliseconds
                     \(overlap)
-                    GROUP BY i.appToken, i.categoryToken
                     """,
                 arguments: arguments)
             for row in rows {
-                let duration = Duration.milliseconds(Int64((row["milliseconds"] as Double).rounded()))
-                byApplication[ApplicationToken(rawValue: row["appToken"]), default: .zero] += duration
-                byCategory[ActivityCategoryToken(rawValue: row["categoryToken"]), default: .zero] += duration
+                let span = Span(
+                    start: row["startMilliseconds"], end: row["endMilliseconds"], duration: row["durationMilliseconds"])
+                byApplication[ApplicationToken(rawValue: row["appToken"]), default: []].append(span)
+                byCategory[ActivityCategoryToken(rawValue: row["categoryToken"]), default: []].append(span)
             }
             let longest = try Row.fetchOne(
                 db,
@@ -67,9 +65,53 @@ extension UsageDatabase {
                 arguments: arguments)!
             let first: Int64? = pickups["first"]
             return UsageReport(
-                user: user, start: start, end: end, durationByApplication: byApplication,
-                durationByCategory: byCategory, pickups: pickups["count"],
+                user: user, start: start, end: end,
+                durationByApplication: byApplication.mapValues { Span.union($0, from: from, to: to) },
+                durationByCategory: byCategory.mapValues { Span.union($0, from: from, to: to) }, pickups: pickups["count"],
                 firstPickup: first.map(Date.init(millisecondsSince1970:)), longestSession: longest)
         }
+    }
+}
+
+/// A usage interval's wall-time span and the monotonic time it counted (less than its span when the machine slept).
+struct Span {
+    var start: Int64
+    var end: Int64
+    var duration: Int64
+
+    /// The time `spans` cover between `from` and `to`, each instant counted once: the wall time covered by any span,
+    /// at the rate (use per wall millisecond, below 1 when the machine slept) of the spans covering it, the higher
+    /// where two overlap. An instant span counts its duration when it lies in the range. One pass after sorting.
+    static func union(_ spans: [Span], from: Int64, to: Int64) -> Duration {
+        var pieces: [(start: Int64, end: Int64, rate: Double)] = []
+        var instants: Int64 = 0
+        for span in spans {
+            if span.end == span.start {
+                if span.start >= from && span.start < to { instants += span.duration }
+                continue
+            }
+            let start = max(span.start, from)
+            let end = min(span.end, to)
+            if end > start { pieces.append((start, end, Double(span.duration) / Double(span.end - span.start))) }
+        }
+        pieces.sort { $0.start < $1.start }
+        var total = 0.0
+        var current: (start: Int64, end: Int64, rate: Double)?
+        for piece in pieces {
+            guard var open = current, piece.start < open.end else {
+                if let open = current { total += Double(open.end - open.start) * open.rate }
+                current = piece
+                continue
+            }
+            // Up to where the next piece starts at the open rate; the overlap once, at the higher rate; what is
+            // left of either stays open.
+            total += Double(piece.start - open.start) * open.rate
+            let overlapEnd = min(open.end, piece.end)
+            total += Double(overlapEnd - piece.start) * max(open.rate, piece.rate)
+            open = piece.end > open.end ? (open.end, piece.end, piece.rate) : (piece.end, open.end, open.rate)
+            current = open.end > open.start ? open : nil
+        }
+        if let open = current { total += Double(open.end - open.start) * open.rate }
+        return .milliseconds(Int64(total.rounded()) + instants)
     }
 }

@@ -83,4 +83,26 @@ import UsageStore
         #expect(report.firstPickup == nil)
         #expect(report.longestSession == nil)
     }
+
+    @Test func oneAppInTwoSessionsAtOnceCountsOnce() throws {
+        let database = try UsageDatabase.inMemory()
+        var recorder = UsageRecorder(database: database, bootID: "boot")
+        // 10:00–10:20 in one session, 10:10–10:30 in another: 30 minutes of the game, not 40.
+        for (session, offset) in [("seat0", 36_000.0), ("ssh", 36_600.0)] {
+            recorder.record(
+                UsageInterval(
+                    user: child, session: SessionID(session), use: game, start: dayStart + offset,
+                    end: dayStart + offset + 1200, duration: .seconds(1200)))
+        }
+        // Half of a span slept through (monotonic time 600 s of a 1200 s wall span) counts half.
+        recorder.record(
+            UsageInterval(
+                user: child, session: SessionID("seat0"), use: kart, start: dayStart + 50_000, end: dayStart + 51_200,
+                duration: .seconds(600)))
+        try recorder.flush()
+        let report = try database.report(for: child, from: dayStart, to: dayEnd)
+        #expect(report.durationByApplication[game.application] == .seconds(1800))
+        #expect(report.durationByApplication[kart.application] == .seconds(600))
+        #expect(report.durationByCategory[game.category] == .seconds(2400))
+    }
 }
