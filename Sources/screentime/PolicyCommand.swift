@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import LinuxActivity
 import ScreenTimeDaemon
+import ScreenTimeModel
 
 /// `screentime policy`: the policy file.
 struct PolicyCommand: AsyncParsableCommand {
@@ -24,12 +26,31 @@ struct PolicyCommand: AsyncParsableCommand {
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
             do {
                 let policy = try Policy.load(from: path)
+                for app in unknownApps(in: policy) {
+                    printError("\(path): warning: app `\(app)` matches no desktop entry and no executable on PATH")
+                }
                 printText("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
                     + "\(policy.alwaysAllowed.count) always-allowed apps")
             } catch {
                 printError("\(error)")
                 throw ExitCode(1)
             }
+        }
+    }
+
+    /// The apps a policy names that nothing here is known by: a typo, or an app not installed (yet).
+    static func unknownApps(in policy: Policy) -> [AppID] {
+        let environment = ProcessInfo.processInfo.environment
+        let index = DesktopEntryIndex(
+            dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))
+        let path: [String] =
+            (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/games", "/usr/local/games"]
+        let named = policy.alwaysAllowed + policy.limits.flatMap(\.applications) + policy.downtimes.flatMap(\.allowed)
+        var seen: Set<AppID> = []
+        return named.filter { app in
+            guard seen.insert(app).inserted else { return false }
+            if index.entries[app.rawValue] != nil { return false }
+            return !path.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(app.rawValue)") }
         }
     }
 

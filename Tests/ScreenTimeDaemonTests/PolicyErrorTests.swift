@@ -20,11 +20,12 @@ import Testing
         Case(
             name: "unknown top-level key", text: "always_alowed = []\n", line: 1, column: 1,
             message:
-                "unknown key `always_alowed` in the top level; expected one of: always_allowed, limit, downtime, shield"
+                "unknown key `always_alowed` in the top level; did you mean `always_allowed`? "
+                + "expected one of: always_allowed, limit, downtime, shield"
         ),
         Case(
             name: "unknown key in a limit", text: limit + "daily = \"1h\"\ndayly = \"2h\"\n", line: 4, column: 1,
-            message: "unknown key `dayly` in [[limit]]; expected one of: "
+            message: "unknown key `dayly` in [[limit]]; did you mean `daily`? expected one of: "
                 + "name, apps, categories, daily, warning, shield, grace, start, end, extension"),
         Case(
             name: "wrong type", text: limit + "daily = 90\n", line: 3, column: 9,
@@ -163,5 +164,63 @@ import Testing
         try ("always_allowed = " + String(repeating: "[", count: 20_000) + "\n").write(
             toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: PolicyError.self) { try Policy.load(from: path) }
+    }
+}
+
+/// A file is checked whole: every mistake is reported, each at its place, and each value is checked.
+@Suite struct PolicyEveryErrorTests {
+    func errors(_ text: String) -> [PolicyError] {
+        do {
+            _ = try Policy.parse(text, file: "p.toml")
+            return []
+        } catch {
+            return error.all
+        }
+    }
+
+    @Test func twoBadLimitsGiveTwoErrorsWithTheirPositions() {
+        let found = errors(
+            """
+            [[limit]]
+            name = "games"
+            daily = "25h"
+            [[limit]]
+            name = "video"
+            apps = ["vlc"]
+            daily = "0s"
+            """)
+        #expect(found.map { "\($0.line):\($0.column)" } == ["3:9", "7:9"])
+        #expect(found[0].message.contains("at most 24h"))
+        #expect(found[1].message.contains("longer than 0"))
+        #expect(
+            PolicyError.combining(found)?.description
+                == "p.toml:3:9: `daily` must be at most 24h; a day has no more\np.toml:7:9: `daily` must be longer than 0")
+    }
+
+    @Test(arguments: [
+        ("[[limit]]\nname = \"a\"\napps = []\ndaily = \"1h\"\n", "`apps` is empty"),
+        ("[[downtime]]\nname = \"d\"\nstart = \"21:00\"\nend = \"21:00\"\n", "`end` equals `start`"),
+        ("[[limit]]\nname = \"a\"\ndaily = \"1h\"\nwarnig = \"5m\"\n", "did you mean `warning`?"),
+    ])
+    func eachValueIsChecked(text: String, message: String) {
+        let found = errors(text)
+        #expect(found.count == 1)
+        #expect(found.first?.message.contains(message) == true)
+    }
+
+    @Test func mistakesInSeveralTablesAndKeysAreAllReported() {
+        let found = errors(
+            """
+            always_alowed = ["x"]
+            [[limit]]
+            name = "a"
+            daily = "1h"
+            colour = "red"
+            [[downtime]]
+            name = "d"
+            start = "7:00"
+            end = "08:00"
+            """)
+        #expect(found.map(\.line) == [1, 5, 8])
     }
 }

@@ -6,29 +6,44 @@ import ScreenTimeModel
 struct PolicyDecoder {
     let file: String
 
+    /// Decodes the whole document, checking every table: all its mistakes are thrown together (see
+    /// `PolicyError.all`), in the order they appear in the file.
     func decode(_ document: TOMLDocument) throws(PolicyError) -> Policy {
+        var errors: [PolicyError] = []
+        func collect<Value>(_ body: () throws(PolicyError) -> Value) -> Value? {
+            do { return try body() } catch {
+                errors += error.all
+                return nil
+            }
+        }
         let topLevel = ["always_allowed", "limit", "downtime", "shield"]
         for entry in document.root.entries where !topLevel.contains(entry.key) {
-            throw unknownKey(entry.key, at: entry.keyPosition, expected: topLevel, in: "the top level")
+            errors.append(unknownKey(entry.key, at: entry.keyPosition, expected: topLevel, in: "the top level"))
         }
         for (name, table) in document.tables where name != "shield" {
             let hint = ["limit", "downtime"].contains(name) ? "; write `[[\(name)]]`: there can be several" : ""
-            throw PolicyError(at: table.position, in: file, "unknown table `[\(name)]`\(hint)")
+            errors.append(PolicyError(at: table.position, in: file, "unknown table `[\(name)]`\(hint)"))
         }
         for (name, tables) in document.tableArrays where !["limit", "downtime"].contains(name) {
             let hint = name == "shield" ? "; write `[shield]`: there is only one" : ""
-            throw PolicyError(at: tables[0].position, in: file, "unknown table `[[\(name)]]`\(hint)")
+            errors.append(PolicyError(at: tables[0].position, in: file, "unknown table `[[\(name)]]`\(hint)"))
         }
 
         let root = TableReader(table: document.root, file: file, context: "the top level")
         var limits: [Policy.Limit] = []
         var limitNames: [String: SourcePosition] = [:]
         for table in document.tableArrays["limit"] ?? [] {
-            let (limit, namePosition) = try decodeLimit(TableReader(table: table, file: file, context: "[[limit]]"))
+            guard
+                let (limit, namePosition) = collect({ () throws(PolicyError) in
+                    try decodeLimit(TableReader(table: table, file: file, context: "[[limit]]"))
+                })
+            else { continue }
             if let first = limitNames[limit.name] {
-                throw PolicyError(
-                    at: namePosition, in: file,
-                    "duplicate limit name \"\(limit.name)\"; line \(first.line) already uses it")
+                errors.append(
+                    PolicyError(
+                        at: namePosition, in: file,
+                        "duplicate limit name \"\(limit.name)\"; line \(first.line) already uses it"))
+                continue
             }
             limitNames[limit.name] = namePosition
             limits.append(limit)
@@ -36,29 +51,42 @@ struct PolicyDecoder {
         var downtimes: [Policy.Downtime] = []
         var downtimeNames: [String: SourcePosition] = [:]
         for table in document.tableArrays["downtime"] ?? [] {
-            let (downtime, namePosition) = try decodeDowntime(
-                TableReader(table: table, file: file, context: "[[downtime]]"))
+            guard
+                let (downtime, namePosition) = collect({ () throws(PolicyError) in
+                    try decodeDowntime(TableReader(table: table, file: file, context: "[[downtime]]"))
+                })
+            else { continue }
             if let first = downtimeNames[downtime.name] {
-                throw PolicyError(
-                    at: namePosition, in: file,
-                    "duplicate downtime name \"\(downtime.name)\"; line \(first.line) already uses it")
+                errors.append(
+                    PolicyError(
+                        at: namePosition, in: file,
+                        "duplicate downtime name \"\(downtime.name)\"; line \(first.line) already uses it"))
+                continue
             }
             downtimeNames[downtime.name] = namePosition
             downtimes.append(downtime)
         }
         var shield = Policy.ShieldSettings()
         if let table = document.tables["shield"] {
-            shield = try decodeShield(TableReader(table: table, file: file, context: "[shield]"))
+            shield =
+                collect({ () throws(PolicyError) in
+                    try decodeShield(TableReader(table: table, file: file, context: "[shield]"))
+                }) ?? shield
         }
-        return Policy(
-            alwaysAllowed: try root.applications("always_allowed"), limits: limits, downtimes: downtimes,
-            shield: shield)
+        let alwaysAllowed = collect({ () throws(PolicyError) in try root.applications("always_allowed") }) ?? []
+        if let error = PolicyError.combining(errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }) {
+            throw error
+        }
+        return Policy(alwaysAllowed: alwaysAllowed, limits: limits, downtimes: downtimes, shield: shield)
     }
 
     private func decodeLimit(_ reader: TableReader) throws(PolicyError) -> (Policy.Limit, SourcePosition) {
         try reader.allowOnly(["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end", "extension"])
         let name = try reader.name()
-        let daily = try reader.requiredDuration("daily", allowZero: true)
+        let daily = try reader.requiredDuration("daily", allowZero: false)
+        if daily.value > .seconds(86_400) {
+            throw PolicyError(at: daily.position, in: file, "`daily` must be at most 24h; a day has no more")
+        }
         let warning = try reader.duration("warning")
         if let warning, warning.value >= daily.value {
             throw PolicyError(
@@ -88,6 +116,11 @@ struct PolicyDecoder {
                 throw PolicyError(at: end.position, in: file, "`end` equals `start`: the limit's window would be empty")
             }
             window = (start.value, end.value)
+        }
+        if reader.has("apps"), try reader.strings("apps").isEmpty {
+            throw PolicyError(
+                at: reader.position(of: "apps"), in: file,
+                "`apps` is empty; name apps, or leave `apps` out to limit the categories (or, without them, all use)")
         }
         let limit = Policy.Limit(
             name: name.value, applications: try reader.applications("apps"),
@@ -132,9 +165,36 @@ struct PolicyDecoder {
     private func unknownKey(_ key: String, at position: SourcePosition, expected: [String], in context: String)
         -> PolicyError
     {
-        PolicyError(
+        PolicyError.unknownKey(key, at: position, in: file, expected: expected, context: context)
+    }
+}
+
+extension PolicyError {
+    /// An unknown key, with the nearest known one when it is a likely typo.
+    static func unknownKey(
+        _ key: String, at position: SourcePosition, in file: String, expected: [String], context: String
+    ) -> PolicyError {
+        let nearest = expected.map { ($0, editDistance($0, key)) }.min { $0.1 < $1.1 }
+        let hint = nearest.flatMap { $0.1 <= max(2, key.count / 3) ? "did you mean `\($0.0)`? " : nil } ?? ""
+        return PolicyError(
             at: position, in: file,
-            "unknown key `\(key)` in \(context); expected one of: \(expected.joined(separator: ", "))")
+            "unknown key `\(key)` in \(context); \(hint)expected one of: \(expected.joined(separator: ", "))")
+    }
+
+    /// Levenshtein distance between two short strings.
+    static func editDistance(_ first: String, _ second: String) -> Int {
+        let a = Array(first.lowercased()), b = Array(second.lowercased())
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let saved = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = saved
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
     }
 }
 
@@ -150,12 +210,14 @@ private struct TableReader {
     }
 
     func allowOnly(_ keys: [String]) throws(PolicyError) {
-        for entry in table.entries where !keys.contains(entry.key) {
-            throw PolicyError(
-                at: entry.keyPosition, in: file,
-                "unknown key `\(entry.key)` in \(context); expected one of: \(keys.joined(separator: ", "))")
+        let unknown = table.entries.filter { !keys.contains($0.key) }.map { entry in
+            PolicyError.unknownKey(entry.key, at: entry.keyPosition, in: file, expected: keys, context: context)
         }
+        if let error = PolicyError.combining(unknown) { throw error }
     }
+
+    /// Where `key`'s value is, or the table's header when it is absent.
+    func position(of key: String) -> SourcePosition { table.entry(key)?.value.position ?? table.position }
 
     /// An absolute path to a monitor extension, or nil when the key is absent.
     func executablePath(_ key: String) throws(PolicyError) -> String? {
@@ -248,7 +310,7 @@ private struct TableReader {
                 at: text.position, in: file,
                 "bad duration \"\(text.value)\"; write hours, minutes and seconds like \"1h30m\", \"45s\", \"2h\"")
         }
-        if duration == .zero && key != "daily" {
+        if duration == .zero {
             throw PolicyError(at: text.position, in: file, "`\(key)` must be longer than 0")
         }
         return Located(value: duration, position: text.position)
