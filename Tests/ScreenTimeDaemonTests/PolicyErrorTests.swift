@@ -102,16 +102,16 @@ import Testing
             message: "unknown value `hello`; strings need quotes: \"hello\""),
         Case(
             name: "float", text: "[shield]\nextra_times = 1.5\n", line: 2, column: 15,
-            message: "`1.5`: only whole numbers are supported"),
+            message: "`extra_times` must be an integer, not a floating-point number"),
         Case(
             name: "unquoted time", text: "[[downtime]]\nstart = 21:30\n", line: 2, column: 9,
-            message: "`21:30`: dates and times need quotes, e.g. \"21:30\""),
+            message: "`21:30` is not a TOML date or time; write a time of day as a string: \"21:30\""),
         Case(
-            name: "inline table", text: "shield = { extra = \"5m\" }\n", line: 1, column: 10,
-            message: "inline tables (`{ … }`) are not supported; use a `[table]` or `[[table]]`"),
+            name: "inline table and table header", text: "shield = { extra = \"5m\" }\n[shield]\n", line: 2, column: 1,
+            message: "`shield` is already a key of the top level"),
         Case(
-            name: "dotted key", text: "shield.extra = \"5m\"\n", line: 1, column: 7,
-            message: "dotted keys are not supported; write `shield` inside a `[table]`"),
+            name: "table where a duration goes", text: "[[limit]]\nname = \"a\"\ndaily = { hours = 1 }\n", line: 3,
+            column: 9, message: "`daily` must be a duration string like \"20m\" or \"1h30m\", not a table"),
         Case(
             name: "missing equals", text: "[shield]\nextra \"5m\"\n", line: 2, column: 7,
             message: "expected `=` after the key `extra`"),
@@ -222,5 +222,12 @@ import Testing
             end = "08:00"
             """)
         #expect(found.map(\.line) == [1, 5, 8])
+    }
+}
+
+@Suite struct PolicyTableFormsTests {
+    @Test(arguments: ["shield = { extra = \"5m\" }\n", "shield.extra = \"5m\"\n", "[shield]\nextra = \"5m\"\n"])
+    func aTableMayBeWrittenInlineDottedOrWithAHeader(text: String) throws {
+        #expect(try Policy.parse(text, file: "forms.toml").shield.extraTime == .seconds(300))
     }
 }

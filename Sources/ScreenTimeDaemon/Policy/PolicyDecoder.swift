@@ -10,6 +10,19 @@ struct PolicyDecoder {
     /// `PolicyError.all`), in the order they appear in the file.
     func decode(_ document: TOMLDocument) throws(PolicyError) -> Policy {
         var errors: [PolicyError] = []
+        // `shield = { … }` and `shield.extra = …` are the table `[shield]` written another way.
+        var document = document
+        for entry in document.root.entries {
+            guard case .table(let entries) = entry.value.kind else { continue }
+            if let header = document.tables[entry.key] {
+                errors.append(
+                    PolicyError(
+                        at: header.position, in: file,
+                        "table `[\(entry.key)]` is already defined on line \(entry.keyPosition.line)"))
+            }
+            document.tables[entry.key] = TOMLTable(position: entry.keyPosition, entries: entries)
+        }
+        document.root.entries.removeAll { if case .table = $0.value.kind { true } else { false } }
         func collect<Value>(_ body: () throws(PolicyError) -> Value) -> Value? {
             do { return try body() } catch {
                 errors += error.all

@@ -4,13 +4,18 @@ struct SourcePosition: Hashable, Sendable {
     var column: Int
 }
 
-/// A value of the TOML subset that policy files use, with where it was written.
+/// A TOML 1.0 value, with where it was written.
 struct TOMLValue: Hashable, Sendable {
     enum Kind: Hashable, Sendable {
         case string(String)
         case integer(Int64)
+        case float(Double)
         case boolean(Bool)
+        /// An offset or local date-time, a local date or a local time, as written.
+        case dateTime(String)
         case array([TOMLValue])
+        /// An inline table (`{ a = 1, b = 2 }`), or the table a dotted key (`a.b = 1`) makes.
+        case table([TOMLTable.Entry])
     }
 
     var kind: Kind
@@ -21,8 +26,11 @@ struct TOMLValue: Hashable, Sendable {
         switch kind {
         case .string: "a string"
         case .integer: "an integer"
+        case .float: "a floating-point number"
         case .boolean: "a boolean"
+        case .dateTime: "a date or time"
         case .array: "an array"
+        case .table: "a table"
         }
     }
 }
@@ -33,6 +41,8 @@ struct TOMLTable: Hashable, Sendable {
         var key: String
         var keyPosition: SourcePosition
         var value: TOMLValue
+        /// Whether a dotted key made this entry's table (`a.b = 1` makes `a`), so that another may add to it.
+        var isDotted = false
     }
 
     /// Where the table's header is (line 1, column 1 for the root table).
@@ -42,7 +52,7 @@ struct TOMLTable: Hashable, Sendable {
     func entry(_ key: String) -> Entry? { entries.first { $0.key == key } }
 }
 
-/// A parsed file: the root table, `[name]` tables and `[[name]]` arrays of tables (one level of names only).
+/// A parsed file: the root table, `[name]` tables and `[[name]]` arrays of tables, by their dotted names.
 struct TOMLDocument: Hashable, Sendable {
     var root: TOMLTable
     var tables: [String: TOMLTable] = [:]

@@ -1,15 +1,16 @@
-/// A strict parser for the subset of TOML that policy files use: comments, `key = value`, `[table]` and
-/// `[[array-of-tables]]` with bare names, basic strings with escapes, literal strings, integers, booleans and
-/// arrays (which may span lines). Everything else (floats, dates, inline tables, dotted keys, multi-line
-/// strings) is refused with a message that names the construct and its position.
+/// A TOML 1.0 reader for policy files: comments, `key = value` with bare, quoted and dotted keys, `[table]` and
+/// `[[array-of-tables]]` headers (dotted names kept whole), basic, literal and multi-line strings, integers (decimal,
+/// hex, octal, binary), floats, booleans, dates and times, arrays and inline tables. Arrays and inline tables nested
+/// deeper than `maximumNesting` are refused rather than followed, so no input can exhaust the stack. Each mistake is
+/// reported at its position.
 struct TOMLParser {
-    private let scalars: [Unicode.Scalar]
-    private let file: String
-    private var index = 0
+    let scalars: [Unicode.Scalar]
+    let file: String
+    var index = 0
     /// How many arrays the parser is inside; past `maximumNesting` the value is refused rather than parsed.
-    private var depth = 0
-    private var line = 1
-    private var lineStart = 0
+    var depth = 0
+    var line = 1
+    var lineStart = 0
 
     init(_ text: String, file: String) {
         self.scalars = Array(text.unicodeScalars)
@@ -27,13 +28,13 @@ struct TOMLParser {
 
     // MARK: Document
 
-    private enum Target {
+    enum Target {
         case root
         case table(String)
         case tableArray(String)
     }
 
-    private mutating func parseDocument() throws(PolicyError) -> TOMLDocument {
+    mutating func parseDocument() throws(PolicyError) -> TOMLDocument {
         var document = TOMLDocument(root: TOMLTable(position: SourcePosition(line: 1, column: 1)))
         var headers: [String: SourcePosition] = [:]
         var target = Target.root
@@ -53,11 +54,8 @@ struct TOMLParser {
                 let isArray = peek(1) == "["
                 advance(isArray ? 2 : 1)
                 skipSpaces()
-                let name = try parseKey()
+                let name = try parseDottedKey().joined(separator: ".")
                 skipSpaces()
-                if current == "." {
-                    throw error("nested table names such as `[\(name).…]` are not supported; use `[\(name)]`")
-                }
                 for _ in 0..<(isArray ? 2 : 1) {
                     guard current == "]" else {
                         throw error("expected `\(isArray ? "]]" : "]")` to close the table header")
@@ -86,18 +84,16 @@ struct TOMLParser {
                 headers[name] = headers[name] ?? start
             } else {
                 let keyPosition = position
-                let key = try parseKey()
-                skipSpaces()
-                if current == "." { throw error("dotted keys are not supported; write `\(key)` inside a `[table]`") }
-                guard current == "=" else { throw error("expected `=` after the key `\(key)`") }
+                let keys = try parseDottedKey()
+                guard current == "=" else { throw error("expected `=` after the key `\(keys.joined(separator: "."))`") }
                 advance()
                 skipSpaces()
                 let value = try parseValue()
-                let entry = TOMLTable.Entry(key: key, keyPosition: keyPosition, value: value)
+                let entry = Self.entry(keys, at: keyPosition, value: value)
                 switch target {
                 case .root:
-                    if document.tables[key] != nil || document.tableArrays[key] != nil {
-                        throw PolicyError(at: keyPosition, in: file, "`\(key)` is already defined as a table")
+                    if document.tables[entry.key] != nil || document.tableArrays[entry.key] != nil {
+                        throw PolicyError(at: keyPosition, in: file, "`\(entry.key)` is already defined as a table")
                     }
                     try add(entry, to: &document.root)
                 case .table(let name):
@@ -111,16 +107,39 @@ struct TOMLParser {
         return document
     }
 
-    private func add(_ entry: TOMLTable.Entry, to table: inout TOMLTable) throws(PolicyError) {
-        if let first = table.entry(entry.key) {
-            throw PolicyError(
-                at: entry.keyPosition, in: file,
-                "duplicate key `\(entry.key)`; it is already set on line \(first.keyPosition.line)")
-        }
-        table.entries.append(entry)
+    func add(_ entry: TOMLTable.Entry, to table: inout TOMLTable) throws(PolicyError) {
+        try add(entry, to: &table.entries)
     }
 
-    private mutating func expectEndOfLine() throws(PolicyError) {
+    /// Adds an entry; the tables of dotted keys sharing a first part (`a.b = 1`, `a.c = 2`) are merged.
+    func add(_ entry: TOMLTable.Entry, to entries: inout [TOMLTable.Entry]) throws(PolicyError) {
+        guard let index = entries.firstIndex(where: { $0.key == entry.key }) else {
+            entries.append(entry)
+            return
+        }
+        guard case .table(var existing) = entries[index].value.kind, case .table(let more) = entry.value.kind,
+            entries[index].isDotted, entry.isDotted
+        else {
+            throw PolicyError(
+                at: entry.keyPosition, in: file,
+                "duplicate key `\(entry.key)`; it is already set on line \(entries[index].keyPosition.line)")
+        }
+        for part in more { try add(part, to: &existing) }
+        entries[index].value.kind = .table(existing)
+    }
+
+    /// The entry `a.b.c = value` makes: `a` holding a table holding `b`, … (marked as made by a dotted key).
+    static func entry(_ keys: [String], at position: SourcePosition, value: TOMLValue) -> TOMLTable.Entry {
+        var entry = TOMLTable.Entry(key: keys[keys.count - 1], keyPosition: position, value: value)
+        for key in keys.dropLast().reversed() {
+            entry = TOMLTable.Entry(
+                key: key, keyPosition: position, value: TOMLValue(kind: .table([entry]), position: position),
+                isDotted: true)
+        }
+        return entry
+    }
+
+    mutating func expectEndOfLine() throws(PolicyError) {
         skipSpaces()
         guard let scalar = current else { return }
         if scalar == "#" { return try skipComment() }
@@ -130,8 +149,22 @@ struct TOMLParser {
 
     // MARK: Keys and values
 
-    private mutating func parseKey() throws(PolicyError) -> String {
+    /// `a`, `"a b"`, `a.b.c` (spaces around the dots allowed).
+    mutating func parseDottedKey() throws(PolicyError) -> [String] {
+        var keys = [try parseKey()]
+        skipSpaces()
+        while current == "." {
+            advance()
+            skipSpaces()
+            keys.append(try parseKey())
+            skipSpaces()
+        }
+        return keys
+    }
+
+    mutating func parseKey() throws(PolicyError) -> String {
         if current == "\"" { return try parseBasicString() }
+        if current == "'" { return try parseLiteralString() }
         var key = ""
         while let scalar = current, isBareKeyScalar(scalar) {
             key.unicodeScalars.append(scalar)
@@ -144,30 +177,36 @@ struct TOMLParser {
         return key
     }
 
-    private mutating func parseValue() throws(PolicyError) -> TOMLValue {
+    mutating func parseValue() throws(PolicyError) -> TOMLValue {
         let start = position
         guard let scalar = current, !isNewline(scalar) else { throw error("expected a value after `=`") }
         switch scalar {
         case "\"":
-            if peek(1) == "\"" && peek(2) == "\"" { throw error("multi-line strings (`\"\"\"`) are not supported") }
+            if peek(1) == "\"" && peek(2) == "\"" {
+                return TOMLValue(kind: .string(try parseMultiLineString(literal: false)), position: start)
+            }
             return TOMLValue(kind: .string(try parseBasicString()), position: start)
         case "'":
-            if peek(1) == "'" && peek(2) == "'" { throw error("multi-line strings (`'''`) are not supported") }
+            if peek(1) == "'" && peek(2) == "'" {
+                return TOMLValue(kind: .string(try parseMultiLineString(literal: true)), position: start)
+            }
             return TOMLValue(kind: .string(try parseLiteralString()), position: start)
         case "[":
             return TOMLValue(kind: .array(try parseArray()), position: start)
         case "{":
-            throw error("inline tables (`{ … }`) are not supported; use a `[table]` or `[[table]]`")
-        case "t", "f":
+            return TOMLValue(kind: .table(try parseInlineTable()), position: start)
+        case "t", "f", "i", "n":
             let word = takeWord()
             switch word {
             case "true": return TOMLValue(kind: .boolean(true), position: start)
             case "false": return TOMLValue(kind: .boolean(false), position: start)
+            case "inf": return TOMLValue(kind: .float(.infinity), position: start)
+            case "nan": return TOMLValue(kind: .float(.nan), position: start)
             default:
                 throw PolicyError(at: start, in: file, "unknown value `\(word)`; strings need quotes: \"\(word)\"")
             }
         case "+", "-", "0"..."9":
-            return TOMLValue(kind: .integer(try parseInteger()), position: start)
+            return try parseNumberOrDate()
         default:
             let word = takeWord()
             throw PolicyError(
@@ -176,38 +215,9 @@ struct TOMLParser {
         }
     }
 
-    private mutating func parseInteger() throws(PolicyError) -> Int64 {
-        let start = position
-        let word = takeWord()
-        var digits = Substring(word)
-        var negative = false
-        if let sign = digits.first, sign == "+" || sign == "-" {
-            negative = sign == "-"
-            digits = digits.dropFirst()
-        }
-        if word.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
-            throw PolicyError(at: start, in: file, "`\(word)`: only whole numbers are supported")
-        }
-        if word.contains(":") || word.filter({ $0 == "-" }).count > 1 {
-            throw PolicyError(at: start, in: file, "`\(word)`: dates and times need quotes, e.g. \"21:30\"")
-        }
-        let valid =
-            !digits.isEmpty && digits.first != "_" && digits.last != "_" && !digits.contains("__")
-            && digits.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "_") }
-        guard valid else { throw PolicyError(at: start, in: file, "`\(word)` is not a number") }
-        let plain = digits.filter { $0 != "_" }
-        if plain.count > 1 && plain.first == "0" {
-            throw PolicyError(at: start, in: file, "`\(word)`: leading zeros are not allowed")
-        }
-        guard let magnitude = Int64(negative ? "-" + plain : plain) else {
-            throw PolicyError(at: start, in: file, "`\(word)` is too large")
-        }
-        return magnitude
-    }
-
-    private mutating func parseArray() throws(PolicyError) -> [TOMLValue] {
+    mutating func parseArray() throws(PolicyError) -> [TOMLValue] {
         guard depth < Self.maximumNesting else {
-            throw error("arrays nested more than \(Self.maximumNesting) deep; a policy needs at most two levels")
+            throw error("tables and arrays nested more than \(Self.maximumNesting) deep; a policy needs at most two levels")
         }
         depth += 1
         defer { depth -= 1 }
@@ -231,97 +241,27 @@ struct TOMLParser {
         }
     }
 
-    private mutating func parseBasicString() throws(PolicyError) -> String {
-        advance()  // "
-        var text = ""
-        while true {
-            guard let scalar = current, !isNewline(scalar) else {
-                throw error("unterminated string; close it with `\"` on the same line")
-            }
-            advance()
-            switch scalar {
-            case "\"":
-                return text
-            case "\\":
-                text.unicodeScalars.append(try parseEscape())
-            case "\t":
-                text.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    throw error("control character U+\(hex(scalar.value)) in a string; write it as an escape")
-                }
-                text.unicodeScalars.append(scalar)
-            }
-        }
-    }
-
-    private mutating func parseEscape() throws(PolicyError) -> Unicode.Scalar {
-        let start = SourcePosition(line: line, column: index - lineStart)
-        guard let scalar = current else { throw error("unterminated string") }
-        advance()
-        switch scalar {
-        case "b": return "\u{08}"
-        case "t": return "\t"
-        case "n": return "\n"
-        case "f": return "\u{0C}"
-        case "r": return "\r"
-        case "\"": return "\""
-        case "\\": return "\\"
-        case "u", "U":
-            let count = scalar == "u" ? 4 : 8
-            var digits = ""
-            for _ in 0..<count {
-                guard let digit = current, digit.properties.isASCIIHexDigit else {
-                    throw PolicyError(
-                        at: start, in: file, "`\\\(scalar)` needs \(count) hexadecimal digits, e.g. `\\u00E9`")
-                }
-                digits.unicodeScalars.append(digit)
-                advance()
-            }
-            guard let value = UInt32(digits, radix: 16), let result = Unicode.Scalar(value) else {
-                throw PolicyError(at: start, in: file, "`\\\(scalar)\(digits)` is not a Unicode scalar value")
-            }
-            return result
-        default:
-            throw PolicyError(
-                at: start, in: file, "unknown escape `\\\(scalar)`; write `\\\\` for a backslash")
-        }
-    }
-
-    private mutating func parseLiteralString() throws(PolicyError) -> String {
-        advance()  // '
-        var text = ""
-        while true {
-            guard let scalar = current, !isNewline(scalar) else {
-                throw error("unterminated string; close it with `'` on the same line")
-            }
-            advance()
-            if scalar == "'" { return text }
-            text.unicodeScalars.append(scalar)
-        }
-    }
-
     // MARK: Scanning
 
-    private var current: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
+    var current: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
 
-    private func peek(_ offset: Int) -> Unicode.Scalar? {
+    func peek(_ offset: Int) -> Unicode.Scalar? {
         index + offset < scalars.count ? scalars[index + offset] : nil
     }
 
-    private var position: SourcePosition { SourcePosition(line: line, column: index - lineStart + 1) }
+    var position: SourcePosition { SourcePosition(line: line, column: index - lineStart + 1) }
 
-    private mutating func advance(_ count: Int = 1) { index = min(index + count, scalars.count) }
+    mutating func advance(_ count: Int = 1) { index = min(index + count, scalars.count) }
 
-    private func isNewline(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
+    func isNewline(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
 
-    private func isBareKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
+    func isBareKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
         scalar.isASCII
             && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
                 || scalar == "-")
     }
 
-    private mutating func consumeNewline() throws(PolicyError) {
+    mutating func consumeNewline() throws(PolicyError) {
         if current == "\r" {
             advance()
             guard current == "\n" else { throw error("a carriage return must be followed by a line feed") }
@@ -331,11 +271,11 @@ struct TOMLParser {
         lineStart = index
     }
 
-    private mutating func skipSpaces() {
+    mutating func skipSpaces() {
         while current == " " || current == "\t" { advance() }
     }
 
-    private mutating func skipComment() throws(PolicyError) {
+    mutating func skipComment() throws(PolicyError) {
         while let scalar = current, !isNewline(scalar) {
             if scalar.value < 0x20 && scalar != "\t" {
                 throw error("control character U+\(hex(scalar.value)) in a comment")
@@ -344,7 +284,7 @@ struct TOMLParser {
         }
     }
 
-    private mutating func skipSpacesNewlinesAndComments() throws(PolicyError) {
+    mutating func skipSpacesNewlinesAndComments() throws(PolicyError) {
         while let scalar = current {
             if scalar == " " || scalar == "\t" {
                 advance()
@@ -359,20 +299,20 @@ struct TOMLParser {
     }
 
     /// Takes everything up to a space, comma, bracket, comment or line end.
-    private mutating func takeWord() -> String {
+    mutating func takeWord() -> String {
         var word = ""
-        while let scalar = current, ![" ", "\t", ",", "]", "#", "\n", "\r"].contains(scalar) {
+        while let scalar = current, ![" ", "\t", ",", "]", "}", "#", "\n", "\r"].contains(scalar) {
             word.unicodeScalars.append(scalar)
             advance()
         }
         return word
     }
 
-    private func error(_ message: String) -> PolicyError {
+    func error(_ message: String) -> PolicyError {
         PolicyError(at: position, in: file, message)
     }
 
-    private func hex(_ value: UInt32) -> String {
+    func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
