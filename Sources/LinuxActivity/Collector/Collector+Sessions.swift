@@ -1,0 +1,138 @@
+import FoundationEssentials
+import Glibc
+import ScreenTimeModel
+
+extension Collector {
+    /// What a tick reads of a session besides its logind record: the app in front, and whether input is idle.
+    struct SessionReading: Equatable {
+        var focus = FocusKind.fallback
+        var focusSource = "none"
+        var idleSource: String
+        var foreground: AppInUse?
+        var idle: Bool
+        var inhibited: Bool
+    }
+
+    func read(_ session: SessionInfo, now: Duration, wallNow: Int64) -> SessionReading {
+        let catalog = catalog(for: session.user)
+        var focus = FocusKind.fallback
+        var focusSourceName = "none"
+        var foreground: AppInUse?
+        var idleFromInput: Duration?
+        var idleSource = logind != nil ? "logind" : "none"
+        var inhibited = logind?.holdsIdleInhibitor(session.user) ?? false
+
+        if !session.isGraphical, let tty = session.tty {
+            focus = .terminal
+            focusSourceName = "tty"
+            foreground = terminalForeground(tty: tty, catalog: catalog)
+            if let atime = terminalAccessTimes.accessTime(tty) {
+                idleFromInput = .seconds(max(0, wallNow - atime))
+                idleSource = logind != nil ? "logind+tty-atime" : "tty-atime"
+            }
+        } else if session.isGraphical {
+            if let source = focusSource(for: session, now: now) {
+                if let reading = source.current() {
+                    focus = .window
+                    focusSourceName = source.name
+                    if let window = reading.window { foreground = windowForeground(window, catalog: catalog) }
+                    if let idle = reading.idleTime {
+                        idleFromInput = idle
+                        idleSource += "+\(source.name)"
+                    }
+                    inhibited = inhibited || reading.idleInhibited
+                } else {
+                    source.close()
+                    focusSources[session.id] = nil
+                    focusProblems[session.id] = ("\(source.name) connection lost", now + .seconds(5))
+                    focusSourceName = "\(source.name) connection lost"
+                }
+            } else {
+                focusSourceName = focusProblems[session.id]?.reason ?? "no focus source"
+            }
+        }
+
+        let idle =
+            !inhibited && (session.idleHint || (idleFromInput.map { $0 >= configuration.idleTimeout } ?? false))
+        return SessionReading(
+            focus: focus, focusSource: focusSourceName, idleSource: idleSource, foreground: foreground, idle: idle,
+            inhibited: inhibited)
+    }
+
+    func activity(of session: SessionInfo, reading: SessionReading, running: [RunningApp]) -> SessionActivity {
+        let presence: SessionPresence =
+            session.lockedHint
+            ? .locked : !session.active || session.state == "closing" ? .background : reading.idle ? .idle : .active
+        return SessionActivity(
+            id: session.id, user: session.user, userName: session.userName, type: session.type.rawValue,
+            sessionClass: session.sessionClass.rawValue, state: session.state, seat: session.seat, tty: session.tty,
+            display: session.display, leader: session.leader, remote: session.remote, desktop: session.desktop,
+            active: session.active, idle: reading.idle, locked: session.lockedHint, idleInhibited: reading.inhibited,
+            presence: presence, focus: reading.focus, focusSource: reading.focusSource, idleSource: reading.idleSource,
+            foreground: reading.foreground, runningApps: running)
+    }
+
+    func focusSource(for session: SessionInfo, now: Duration) -> (any FocusSource)? {
+        if let source = focusSources[session.id] { return source }
+        guard let factory = configuration.focusSourceFactory else {
+            focusProblems[session.id] = ("no focus source configured", now)
+            return nil
+        }
+        if let problem = focusProblems[session.id], now < problem.retryAt { return nil }
+        switch factory(session, graphicalEnvironment(of: session)) {
+        case .success(let source):
+            focusSources[session.id] = source
+            focusProblems[session.id] = nil
+            return source
+        case .failure(let unavailable):
+            focusProblems[session.id] = (unavailable.reason, now + .seconds(10))
+            return nil
+        }
+    }
+
+    /// The environment of a process of the session that talks to its display (`DISPLAY`, `WAYLAND_DISPLAY` or
+    /// `SWAYSOCK` set): the session leader is often root's login manager, whose environment says nothing of it.
+    func graphicalEnvironment(of session: SessionInfo) -> [String: String] {
+        var tried = 0
+        for entry in table.entries.values where entry.user == session.user && tried < 64 {
+            guard let group = entry.controlGroup,
+                group.sessionScope == session.id.rawValue || (group.isInUserManager && group.sliceOwner == session.user.rawValue)
+            else { continue }
+            tried += 1
+            guard let environment = ProcessEnvironment.read(pid: entry.pid, procRoot: configuration.procRoot) else { continue }
+            if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil || environment["SWAYSOCK"] != nil {
+                return environment
+            }
+        }
+        return [:]
+    }
+
+    func windowForeground(_ window: FocusedWindow, catalog: AppCatalog) -> AppInUse? {
+        if let pid = window.pid, let entry = table.verify(pid) {
+            if table.entries[pid]?.app == nil { resolve(pid) }
+            if let app = table.entries[pid]?.app ?? entry.app {
+                var resolved = app
+                if app.source == .executable || app.source == .script, let windowClass = window.windowClass,
+                    let desktopEntry = catalog.desktopEntries.entry(forWindowClass: windowClass)
+                {
+                    resolved = ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass)
+                }
+                return appInUse(resolved, pid: pid, catalog: catalog)
+            }
+        }
+        if let windowClass = window.windowClass {
+            if let desktopEntry = catalog.desktopEntries.entry(forWindowClass: windowClass) {
+                return appInUse(ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass), pid: window.pid, catalog: catalog)
+            }
+            return appInUse(ResolvedApp(id: AppID(windowClass), source: .windowClass), pid: window.pid, catalog: catalog)
+        }
+        return nil
+    }
+
+    func appInUse(_ app: ResolvedApp, pid: ProcessID?, catalog: AppCatalog) -> AppInUse {
+        let label = catalog.label(for: app.id)
+        return AppInUse(
+            id: app.id, name: label.name, token: label.token, category: label.category,
+            categoryToken: label.categoryToken, pid: pid, identifiedBy: app.source)
+    }
+}

@@ -1,0 +1,84 @@
+import Glibc
+import LinuxActivity
+import ScreenTimeModel
+import Testing
+
+/// A running collector's catalog follows desktop entries written, changed and removed after it started: real
+/// inotify watches on a real `XDG_DATA_HOME`, and a real running program.
+@Suite(.serialized) struct CatalogWatchTests {
+    let tokenizer = Tokenizer(key: Array(repeating: 9, count: 32))
+
+    @Test func anEntryWrittenAfterTheStartNamesARunningProgramFromTheNextTick() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let directory = try processes.temporaryDirectory("st-catalog-watch")
+        let program = "\(directory)/bin/stkart-watch"
+        try writeFile("\(directory)/bin/.keep", "")
+        try copyFile("/bin/sleep", to: program)
+        let kart = try processes.start(program, ["600"])
+
+        // Neither the data home nor its applications folder exists yet: the watch awaits them on their ancestor.
+        var configuration = Collector.Configuration()
+        configuration.environment = [
+            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
+            "XDG_CONFIG_HOME": "\(directory)/config",
+        ]
+        let collector = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { collector.close() }
+        var second: Int64 = 0
+        func tick() {
+            second += 1
+            _ = collector.tick(now: .seconds(second), wallNow: Int64(time(nil)))
+        }
+        let user = UserID(getuid())
+        func app() -> AppLabel? {
+            collector.table.entries[ProcessID(kart.pid)]?.app.map { collector.catalog(for: user).label(for: $0.id) }
+        }
+        #expect(eventually { tick(); return app()?.id == AppID("stkart-watch") })
+        #expect(app()?.category == .other)
+
+        let entry = "\(directory)/data/applications/org.example.WatchKart.desktop"
+        try writeFile(entry, "[Desktop Entry]\nType=Application\nName=Watch Kart\nExec=\(program)\nCategories=Game;\n")
+        tick()
+        let games = try #require(app())
+        #expect(games.id == AppID("org.example.WatchKart"))
+        #expect(games.name == "Watch Kart")
+        #expect(games.category == .games)
+        #expect(games.token == tokenizer.token(for: AppID("org.example.WatchKart")))
+        #expect(games.categoryToken == tokenizer.token(for: ActivityCategory.games))
+        let steady = collector.catalog(for: user)
+        tick()
+        #expect(collector.catalog(for: user) === steady)
+
+        try writeFile(
+            entry, "[Desktop Entry]\nType=Application\nName=Watch Kart\nExec=\(program)\nCategories=Education;\n")
+        tick()
+        #expect(app()?.id == AppID("org.example.WatchKart"))
+        #expect(app()?.category == .education)
+
+        #expect(unlink(entry) == 0)
+        tick()
+        #expect(app()?.id == AppID("stkart-watch"))
+        #expect(app()?.category == .other)
+    }
+
+    @Test func anEntryInASystemDataDirectoryIsFollowedToo() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let directory = try processes.temporaryDirectory("st-catalog-system")
+        try writeFile("\(directory)/system/applications/.keep", "")
+        var configuration = Collector.Configuration()
+        configuration.environment = ["XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system"]
+        let collector = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { collector.close() }
+        let user = UserID(getuid())
+        _ = collector.tick(now: .seconds(1), wallNow: Int64(time(nil)))
+        #expect(collector.catalog(for: user).label(for: AppID("org.example.Chess")).category == .other)
+        try writeFile(
+            "\(directory)/system/applications/games/org.example.Chess.desktop",
+            "[Desktop Entry]\nType=Application\nName=Chess\nExec=chess\nCategories=Game;BoardGame;\n")
+        _ = collector.tick(now: .seconds(2), wallNow: Int64(time(nil)))
+        // In a subfolder created after the start: its id takes the folder's name.
+        #expect(collector.catalog(for: user).label(for: AppID("games-org.example.Chess")).category == .games)
+    }
+}
