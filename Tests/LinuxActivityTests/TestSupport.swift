@@ -26,3 +26,12 @@ struct TestError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Polls `condition` every 100 ms for up to 5 s; whether it came to hold.
+func eventually(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<50 {
+        if condition() { return true }
+        usleep(100_000)
+    }
+    return false
+}
