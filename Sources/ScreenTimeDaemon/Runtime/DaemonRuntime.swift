@@ -29,6 +29,9 @@ public struct DaemonRuntime {
         case answered(NotificationAnswer)
         /// The store could not be written, or wrote again after faults (nil).
         case storeFault(String?)
+        /// An event for the engine from elsewhere than the policy (a D-Bus client's activity or settings store),
+        /// handled like the policy's own: its callbacks, shields and wake-ups follow.
+        case engine(ActivityEngine.Event)
     }
 
     /// Something the daemon must do.
@@ -109,6 +112,8 @@ public struct DaemonRuntime {
             answered(answer, at: now, into: &actions)
         case .storeFault(let fault):
             storeFault = fault
+        case .engine(let event):
+            run(engine.handle(event, at: now), at: now, into: &actions)
         }
         return actions
     }

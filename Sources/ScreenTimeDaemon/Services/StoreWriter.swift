@@ -76,6 +76,13 @@ public final class StoreWriter: Service, Sendable {
     /// How the store is doing now.
     public var health: Health { state.withLock { $0.health } }
 
+    /// Runs `body` with the ledger; nil when the ledger is not open (yet). For the few reads and writes outside
+    /// batches (reports, D-Bus clients' records): GRDB's writer serializes them with the batches.
+    public func withDatabase<Result: Sendable>(_ body: (UsageDatabase) throws -> Result) throws -> Result? {
+        let database = state.withLock { $0.recorder.database }
+        return try database.map(body)
+    }
+
     public func run() async {
         state.withLock { openIfDue(&$0) }
         for await batch in batches { write(batch) }
