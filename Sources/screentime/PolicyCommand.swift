@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import LinuxActivity
 import ScreenTimeDaemon
-import ScreenTimeModel
 
 /// `screentime policy`: the policy file.
 struct PolicyCommand: AsyncParsableCommand {
@@ -13,8 +12,12 @@ struct PolicyCommand: AsyncParsableCommand {
     /// `screentime policy check`.
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the policy file; print each error as file:line:column: message.",
-            discussion: "Exit status: 0 when the file is valid, 1 when it is not (the daemon would refuse it too).")
+            abstract: "Check the policy file; print every error as file:line:column: message.",
+            discussion: """
+                Also warns (file:line:column: warning: …) about each app that no desktop entry and no executable \
+                on PATH provides, most likely a misspelt name. Exit status: 0 when the file is valid (warnings \
+                or not), 1 when it is not (the daemon would refuse it too).
+                """)
 
         @Option(help: ArgumentHelp("The policy file (default: the daemon's).", valueName: "path"))
         var file: String?
@@ -24,33 +27,28 @@ struct PolicyCommand: AsyncParsableCommand {
 
         func run() async throws {
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
-            do {
-                let policy = try Policy.load(from: path)
-                for app in unknownApps(in: policy) {
-                    printError("\(path): warning: app `\(app)` matches no desktop entry and no executable on PATH")
-                }
+            let diagnosis = Policy.diagnose(fileAt: path)
+            let environment = ProcessInfo.processInfo.environment
+            let desktopEntries = DesktopEntryIndex(
+                dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))
+            let warnings = Policy.unknownApplicationWarnings(
+                diagnosis.applications,
+                isKnown: { id in
+                    desktopEntries.entries[id.rawValue] != nil || desktopEntries.entry(forExecutable: id.rawValue) != nil
+                },
+                searchPath: (environment["PATH"] ?? "").split(separator: ":").map(String.init))
+            switch diagnosis.result {
+            case .success(let policy):
+                for warning in warnings { printError("\(warning)") }
                 printText("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
-                    + "\(policy.alwaysAllowed.count) always-allowed apps")
-            } catch {
-                printError("\(error)")
+                    + "\(policy.alwaysAllowed.count) always-allowed apps"
+                    + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
+            case .failure(let error):
+                let all = PolicyError(problems: error.problems + warnings) ?? error
+                printError("\(all)")
+                printError("\(path): \(error.problems.count) error\(error.problems.count == 1 ? "" : "s")")
                 throw ExitCode(1)
             }
-        }
-    }
-
-    /// The apps a policy names that nothing here is known by: a typo, or an app not installed (yet).
-    static func unknownApps(in policy: Policy) -> [AppID] {
-        let environment = ProcessInfo.processInfo.environment
-        let index = DesktopEntryIndex(
-            dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))
-        let path: [String] =
-            (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/games", "/usr/local/games"]
-        let named = policy.alwaysAllowed + policy.limits.flatMap(\.applications) + policy.downtimes.flatMap(\.allowed)
-        var seen: Set<AppID> = []
-        return named.filter { app in
-            guard seen.insert(app).inserted else { return false }
-            if index.entries[app.rawValue] != nil { return false }
-            return !path.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(app.rawValue)") }
         }
     }
 

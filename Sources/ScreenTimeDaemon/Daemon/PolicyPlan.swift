@@ -10,8 +10,13 @@ import ScreenTimeModel
 ///   `limit` (its apps and categories, threshold `daily`, counting use earlier that day so a reload loses nothing)
 ///   and the limit's warning as the schedule's warning time. Reaching the threshold applies the settings store
 ///   `limit.games` (its apps and categories, minus always-allowed apps) to that user; a new day clears it.
+///   A limit by weekday is one such activity per day it limits, from that day's midnight (or `start`) with that
+///   day's threshold: the first day, Monday first, is `limit.games`, the others `limit.games.tue` and so on. They
+///   share the store `limit.games`, so extra time and reloads treat them as one limit.
 /// - A downtime `bedtime` is the activity `downtime.bedtime` from `start` to `end` every day. While its interval runs
-///   the store `downtime.bedtime` shields every app except its allow list and the always-allowed apps.
+///   the store `downtime.bedtime` shields every app except its allow list and the always-allowed apps. A downtime by
+///   weekday is one activity and store per day, `downtime.bedtime.mon` … `downtime.bedtime.sun`, from that day's
+///   `start`.
 /// - Extra time granted from a shield is the activity `extra.<limit>.<uid>.<n>`: from the grant to the end of the day,
 ///   for that user only, with one event whose threshold is the extra time; reaching it applies the limit's store
 ///   again.
@@ -50,9 +55,6 @@ public struct PolicyPlan: Sendable {
         for limit in policy.limits {
             let applications = Set(limit.applications.map(appToken))
             let categories = Set(limit.categories.map(categoryToken))
-            let event = ActivityEvent(
-                applications: applications, categories: categories, threshold: limit.daily, includesPastActivity: true)
-            let activity = DeviceActivityName("limit.\(limit.name)")
             let mode: ShieldMode
             switch limit.shield {
             case .freeze: mode = .freeze
@@ -65,38 +67,61 @@ public struct PolicyPlan: Sendable {
                 : ShieldSettings(
                     applications: applications.subtracting(allowed),
                     applicationCategories: categories.isEmpty ? nil : .specific(categories, except: allowed))
-            limits.append(
-                Limit(
-                    name: limit.name, activity: activity, store: SettingsStoreName("limit.\(limit.name)"), event: event,
-                    shield: shield, mode: mode, daily: limit.daily, warning: limit.warning,
-                    intervalEnd: limit.window.map { Self.pattern($0.end) } ?? midnight))
-            registrations.append(
-                ActivityRegistration(
-                    name: activity,
-                    schedule: ActivitySchedule(
-                        intervalStart: limit.window.map { Self.pattern($0.start) } ?? midnight,
-                        intervalEnd: limit.window.map { Self.pattern($0.end) } ?? midnight, repeats: true,
-                        warningTime: limit.warning),
-                    events: [Self.limitEvent: event]))
-            extensions[activity] = limit.extensionPath
+            let intervalEnd = limit.window.map { Self.pattern($0.end) } ?? midnight
+            // One activity for every day, or one per day the limit names, each with that day's threshold.
+            let days: [(weekday: Policy.Weekday?, daily: Duration)] =
+                limit.dailyByWeekday.map { byDay in
+                    Policy.Weekday.mondayFirst.compactMap { day in byDay[day].map { (day, $0) } }
+                } ?? [(nil, limit.daily)]
+            for (index, day) in days.enumerated() {
+                let event = ActivityEvent(
+                    applications: applications, categories: categories, threshold: day.daily,
+                    includesPastActivity: true)
+                let activity = DeviceActivityName(
+                    "limit.\(limit.name)" + (index == 0 ? "" : ".\(day.weekday?.abbreviation ?? "")"))
+                var intervalStart = limit.window.map { Self.pattern($0.start) } ?? midnight
+                intervalStart.weekday = day.weekday?.rawValue
+                limits.append(
+                    Limit(
+                        name: limit.name, activity: activity, store: SettingsStoreName("limit.\(limit.name)"),
+                        event: event, shield: shield, mode: mode, daily: day.daily, warning: limit.warning,
+                        intervalEnd: intervalEnd))
+                registrations.append(
+                    ActivityRegistration(
+                        name: activity,
+                        schedule: ActivitySchedule(
+                            intervalStart: intervalStart, intervalEnd: intervalEnd, repeats: true,
+                            warningTime: limit.warning),
+                        events: [Self.limitEvent: event]))
+                extensions[activity] = limit.extensionPath
+            }
             if case .terminate(let grace) = mode {
                 for token in applications { terminateGrace[token] = grace }
             }
         }
         for downtime in policy.downtimes {
-            let activity = DeviceActivityName("downtime.\(downtime.name)")
             let exceptions = allowed.union(downtime.allowed.map(appToken))
-            extensions[activity] = downtime.extensionPath
-            downtimeShields[activity] = (
-                SettingsStoreName("downtime.\(downtime.name)"), ShieldSettings(applicationCategories: .all(except: exceptions))
-            )
-            registrations.append(
-                ActivityRegistration(
-                    name: activity,
-                    schedule: ActivitySchedule(
-                        intervalStart: Self.pattern(downtime.start), intervalEnd: Self.pattern(downtime.end),
-                        repeats: true),
-                    events: [:]))
+            let days: [(weekday: Policy.Weekday?, span: Policy.Span)] =
+                downtime.spansByWeekday.map { byDay in
+                    Policy.Weekday.mondayFirst.compactMap { day in byDay[day].map { (day, $0) } }
+                } ?? [(nil, Policy.Span(start: downtime.start, end: downtime.end))]
+            for day in days {
+                // Each day its own store, named as its activity, so overlapping days never clear each other.
+                let name = "downtime.\(downtime.name)" + (day.weekday.map { ".\($0.abbreviation)" } ?? "")
+                let activity = DeviceActivityName(name)
+                extensions[activity] = downtime.extensionPath
+                downtimeShields[activity] = (
+                    SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions))
+                )
+                var intervalStart = Self.pattern(day.span.start)
+                intervalStart.weekday = day.weekday?.rawValue
+                registrations.append(
+                    ActivityRegistration(
+                        name: activity,
+                        schedule: ActivitySchedule(
+                            intervalStart: intervalStart, intervalEnd: Self.pattern(day.span.end), repeats: true),
+                        events: [:]))
+            }
         }
     }
 

@@ -2,7 +2,7 @@ extension Policy {
     /// A complete, commented policy file: what `screentime policy example` prints and a starting point for
     /// `$XDG_CONFIG_HOME/screentime/policy.toml`. It parses (a test keeps it so).
     public static let commentedExample = #"""
-        # Screen Time policy: ~/.config/screentime/policy.toml
+        # Screen Time policy: ~/.config/screentime/policy.toml (TOML; every key is described in docs/policy.md).
         # Apps are named by their desktop-entry id (org.gnome.Calculator) or, for a program without a desktop
         # entry, by its executable's file name (supertuxkart).
 
@@ -22,10 +22,12 @@ extension Policy {
         shield = "freeze"      # or "terminate" (quit the app; killed after `grace`, default "10s")
         # extension = "/usr/local/bin/my-monitor"   # run for each callback (a DeviceActivityMonitor program)
 
+        # A limit may differ by weekday: any of weekdays, weekend, mon … sun, a day's own key winning.
+        # A day left out has no limit.
         [[limit]]
         name = "video"
         categories = ["entertainment"]
-        daily = "2h"
+        daily = { weekdays = "1h", weekend = "2h", fri = "1h30m" }
         shield = "terminate"
         grace = "30s"
 
@@ -39,9 +41,10 @@ extension Policy {
         end = "15:00"
 
         # A daily span in which only allowed apps may be used. An end before the start means the next morning.
+        # `start` and `end` may differ by weekday too, and `days = ["mon", "weekend"]` keeps it to some days.
         [[downtime]]
         name = "bedtime"
-        start = "21:30"
+        start = { weekdays = "21:30", weekend = "22:30" }
         end = "07:00"
         allow = ["org.gnome.Calculator"]
 

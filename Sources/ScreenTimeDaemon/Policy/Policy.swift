@@ -20,8 +20,11 @@ public struct Policy: Hashable, Sendable {
         public var applications: [AppID]
         /// Categories counted. With no apps and no categories, all use counts (Apple's empty selection).
         public var categories: [ActivityCategory]
-        /// Use allowed per day.
+        /// Use allowed per day; for a limit by weekday, the largest day's.
         public var daily: Duration
+        /// Use allowed on each weekday when it differs by day (`daily = { weekdays = "1h", weekend = "3h" }`); a day
+        /// missing has no limit. nil when `daily` holds every day.
+        public var dailyByWeekday: [Weekday: Duration]?
         /// How long before the limit to warn; nil for no warning.
         public var warning: Duration?
         /// What happens at the limit.
@@ -40,16 +43,19 @@ public struct Policy: Hashable, Sendable {
         /// A monitor extension run for each of the limit's callbacks (an absolute path), or nil.
         public var extensionPath: String?
 
-        /// Creates a limit; `window` makes it per-schedule instead of daily.
+        /// Creates a limit; `window` makes it per-schedule instead of daily; `dailyByWeekday` makes it differ by
+        /// day (then `daily` is ignored and set to the largest day's).
         public init(
             name: String, applications: [AppID], categories: [ActivityCategory], daily: Duration, warning: Duration?,
-            shield: Shield, window: (start: TimeOfDay, end: TimeOfDay)? = nil, extensionPath: String? = nil
+            shield: Shield, window: (start: TimeOfDay, end: TimeOfDay)? = nil, extensionPath: String? = nil,
+            dailyByWeekday: [Weekday: Duration]? = nil
         ) {
             self.extensionPath = extensionPath
+            self.dailyByWeekday = dailyByWeekday
             self.name = name
             self.applications = applications
             self.categories = categories
-            self.daily = daily
+            self.daily = dailyByWeekday?.values.max() ?? daily
             self.warning = warning
             self.shield = shield
             self.windowStart = window?.start
@@ -94,20 +100,59 @@ public struct Policy: Hashable, Sendable {
         public var end: TimeOfDay
         /// Apps usable during the downtime, besides `Policy.alwaysAllowed`.
         public var allowed: [AppID]
+        /// When it begins and ends on each weekday, when that differs by day or the downtime keeps to some days
+        /// (`days = ["fri", "sat"]`); a day missing has no downtime. nil when `start`–`end` holds every day.
+        public var spansByWeekday: [Weekday: Span]?
         /// A monitor extension run when the downtime starts and ends (an absolute path), or nil.
         public var extensionPath: String?
 
-        /// Creates a downtime.
-        public init(name: String, start: TimeOfDay, end: TimeOfDay, allowed: [AppID], extensionPath: String? = nil) {
+        /// Creates a downtime; `spansByWeekday` makes it differ by day (then `start` and `end` are ignored and set
+        /// to the first day's, Monday first).
+        public init(
+            name: String, start: TimeOfDay, end: TimeOfDay, allowed: [AppID], extensionPath: String? = nil,
+            spansByWeekday: [Weekday: Span]? = nil
+        ) {
             self.name = name
-            self.start = start
-            self.end = end
+            let first = spansByWeekday.flatMap { spans in Weekday.mondayFirst.lazy.compactMap { spans[$0] }.first }
+            self.start = first?.start ?? start
+            self.end = first?.end ?? end
+            self.spansByWeekday = spansByWeekday
             self.allowed = allowed
             self.extensionPath = extensionPath
         }
 
         /// Whether the span crosses midnight.
         public var crossesMidnight: Bool { end < start }
+    }
+
+    /// A downtime's span on one day.
+    public struct Span: Hashable, Sendable {
+        /// When it begins.
+        public var start: TimeOfDay
+        /// When it ends; earlier than `start` means the next day.
+        public var end: TimeOfDay
+
+        /// Creates a span.
+        public init(start: TimeOfDay, end: TimeOfDay) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// A day of the week, numbered as Foundation's Gregorian calendar and `CalendarPattern.weekday` do.
+    public enum Weekday: Int, Hashable, Sendable, CaseIterable, Comparable {
+        case sunday = 1, monday, tuesday, wednesday, thursday, friday, saturday
+
+        /// The days in the order policies write them, Monday to Sunday.
+        public static let mondayFirst: [Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+
+        /// The three-letter name a policy uses: `mon` … `sun`.
+        public var abbreviation: String {
+            ["sun", "mon", "tue", "wed", "thu", "fri", "sat"][rawValue - 1]
+        }
+
+        /// Orders Monday first, Sunday last.
+        public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.rawValue + 5) % 7 < (rhs.rawValue + 5) % 7 }
     }
 
     /// How shields look and how much more time they may offer.
@@ -149,20 +194,16 @@ public struct Policy: Hashable, Sendable {
 
     /// Reads and parses the policy file at `path`.
     ///
-    /// - Throws: `PolicyError`, positioned at line 1 column 1 when the file cannot be read.
+    /// - Throws: `PolicyError` with every mistake in the file (positioned at line 1 column 1 when the file cannot be
+    ///   read).
     public static func load(from path: String) throws(PolicyError) -> Policy {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw PolicyError(
-                file: path, line: 1, column: 1, message: "cannot read the file: \(error.localizedDescription)")
-        }
-        return try parse(text, file: path)
+        try diagnose(fileAt: path).get()
     }
 
     /// Parses a policy from TOML text; `file` names it in errors.
+    ///
+    /// - Throws: `PolicyError` with every mistake in the text.
     public static func parse(_ text: String, file: String = "policy.toml") throws(PolicyError) -> Policy {
-        try PolicyDecoder(file: file).decode(try TOMLParser.parse(text, file: file))
+        try diagnose(text, file: file).get()
     }
 }

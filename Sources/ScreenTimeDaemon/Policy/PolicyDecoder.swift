@@ -1,359 +1,221 @@
-import Foundation
 import ScreenTimeModel
 
-/// Turns a parsed TOML document into a `Policy`, refusing unknown keys, wrong types, unknown categories, bad
-/// durations and times, and duplicate names, each at its exact position.
+/// Turns a parsed TOML document into a `Policy`, logging every unknown key, wrong type, unknown category, bad
+/// duration or time, empty selection and duplicate name at its exact position.
 struct PolicyDecoder {
-    let file: String
+    let document: TOMLDocument
+    let log: PolicyProblemLog
 
-    /// Decodes the whole document, checking every table: all its mistakes are thrown together (see
-    /// `PolicyError.all`), in the order they appear in the file.
-    func decode(_ document: TOMLDocument) throws(PolicyError) -> Policy {
-        var errors: [PolicyError] = []
-        // `shield = { … }` and `shield.extra = …` are the table `[shield]` written another way.
-        var document = document
-        for entry in document.root.entries {
-            guard case .table(let entries) = entry.value.kind else { continue }
-            if let header = document.tables[entry.key] {
-                errors.append(
-                    PolicyError(
-                        at: header.position, in: file,
-                        "table `[\(entry.key)]` is already defined on line \(entry.keyPosition.line)"))
+    static let topLevelKeys = ["always_allowed", "limit", "downtime", "shield"]
+    static let limitKeys = ["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end", "extension"]
+    static let downtimeKeys = ["name", "days", "start", "end", "allow", "extension"]
+    static let shieldKeys = ["message", "extra", "extra_times"]
+
+    /// The policy as far as it could be read; it is meaningful only when the log stays empty.
+    func decode() -> Policy {
+        let root = PolicyTableReader(document: document, table: document.root, log: log, context: "the top level")
+        root.allowOnly(Self.topLevelKeys) { entry in
+            guard case .table(let index) = entry.value.kind, document[index].origin == .header else {
+                return entry.isTableArray ? "unknown table `[[\(entry.key)]]`" : nil
             }
-            document.tables[entry.key] = TOMLTable(position: entry.keyPosition, entries: entries)
+            return "unknown table `[\(entry.key)]`"
         }
-        document.root.entries.removeAll { if case .table = $0.value.kind { true } else { false } }
-        func collect<Value>(_ body: () throws(PolicyError) -> Value) -> Value? {
-            do { return try body() } catch {
-                errors += error.all
-                return nil
+        let limitTables = tableArray("limit", in: root)
+        let downtimeTables = tableArray("downtime", in: root)
+        var names = UniqueNames(log: log)
+        let limits = limitTables.map { reader in
+            let (limit, name) = decodeLimit(reader)
+            if let name { names.check(name, kind: "limit") }
+            return limit
+        }
+        let downtimes = downtimeTables.map { reader in
+            let (downtime, name) = decodeDowntime(reader)
+            if let name { names.check(name, kind: "downtime") }
+            return downtime
+        }
+        let shield = shieldTable(in: root).map(decodeShield) ?? Policy.ShieldSettings()
+        return Policy(
+            alwaysAllowed: root.applications("always_allowed"), limits: limits, downtimes: downtimes, shield: shield)
+    }
+
+    // MARK: Tables
+
+    /// The tables of `[[key]]` (or `key = [{ … }, …]`).
+    private func tableArray(_ key: String, in root: PolicyTableReader) -> [PolicyTableReader] {
+        guard let entry = root.table.entry(key) else { return [] }
+        switch entry.value.kind {
+        case .array(let elements):
+            return elements.compactMap { element in
+                guard let reader = root.reader(of: element, context: "[[\(key)]]") else {
+                    log.add("`\(key)` must hold only tables, found \(element.typeDescription)", at: element.position)
+                    return nil
+                }
+                return reader
             }
+        case .table(let index) where document[index].origin == .header:
+            log.add("unknown table `[\(key)]`; write `[[\(key)]]`: there can be several", at: entry.keyPosition)
+            return []
+        default:
+            return root.wrongType(key, entry.value, expected: "an array of tables, written `[[\(key)]]`") ?? []
         }
-        let topLevel = ["always_allowed", "limit", "downtime", "shield"]
-        for entry in document.root.entries where !topLevel.contains(entry.key) {
-            errors.append(unknownKey(entry.key, at: entry.keyPosition, expected: topLevel, in: "the top level"))
-        }
-        for (name, table) in document.tables where name != "shield" {
-            let hint = ["limit", "downtime"].contains(name) ? "; write `[[\(name)]]`: there can be several" : ""
-            errors.append(PolicyError(at: table.position, in: file, "unknown table `[\(name)]`\(hint)"))
-        }
-        for (name, tables) in document.tableArrays where !["limit", "downtime"].contains(name) {
-            let hint = name == "shield" ? "; write `[shield]`: there is only one" : ""
-            errors.append(PolicyError(at: tables[0].position, in: file, "unknown table `[[\(name)]]`\(hint)"))
-        }
-
-        let root = TableReader(table: document.root, file: file, context: "the top level")
-        var limits: [Policy.Limit] = []
-        var limitNames: [String: SourcePosition] = [:]
-        for table in document.tableArrays["limit"] ?? [] {
-            guard
-                let (limit, namePosition) = collect({ () throws(PolicyError) in
-                    try decodeLimit(TableReader(table: table, file: file, context: "[[limit]]"))
-                })
-            else { continue }
-            if let first = limitNames[limit.name] {
-                errors.append(
-                    PolicyError(
-                        at: namePosition, in: file,
-                        "duplicate limit name \"\(limit.name)\"; line \(first.line) already uses it"))
-                continue
-            }
-            limitNames[limit.name] = namePosition
-            limits.append(limit)
-        }
-        var downtimes: [Policy.Downtime] = []
-        var downtimeNames: [String: SourcePosition] = [:]
-        for table in document.tableArrays["downtime"] ?? [] {
-            guard
-                let (downtime, namePosition) = collect({ () throws(PolicyError) in
-                    try decodeDowntime(TableReader(table: table, file: file, context: "[[downtime]]"))
-                })
-            else { continue }
-            if let first = downtimeNames[downtime.name] {
-                errors.append(
-                    PolicyError(
-                        at: namePosition, in: file,
-                        "duplicate downtime name \"\(downtime.name)\"; line \(first.line) already uses it"))
-                continue
-            }
-            downtimeNames[downtime.name] = namePosition
-            downtimes.append(downtime)
-        }
-        var shield = Policy.ShieldSettings()
-        if let table = document.tables["shield"] {
-            shield =
-                collect({ () throws(PolicyError) in
-                    try decodeShield(TableReader(table: table, file: file, context: "[shield]"))
-                }) ?? shield
-        }
-        let alwaysAllowed = collect({ () throws(PolicyError) in try root.applications("always_allowed") }) ?? []
-        if let error = PolicyError.combining(errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }) {
-            throw error
-        }
-        return Policy(alwaysAllowed: alwaysAllowed, limits: limits, downtimes: downtimes, shield: shield)
     }
 
-    private func decodeLimit(_ reader: TableReader) throws(PolicyError) -> (Policy.Limit, SourcePosition) {
-        try reader.allowOnly(["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end", "extension"])
-        let name = try reader.name()
-        let daily = try reader.requiredDuration("daily", allowZero: false)
-        if daily.value > .seconds(86_400) {
-            throw PolicyError(at: daily.position, in: file, "`daily` must be at most 24h; a day has no more")
-        }
-        let warning = try reader.duration("warning")
-        if let warning, warning.value >= daily.value {
-            throw PolicyError(
-                at: warning.position, in: file,
-                "`warning` must be shorter than `daily` (\(DurationText.format(daily.value)))")
-        }
-        let shieldMode: Policy.Limit.Shield
-        let shieldText = try reader.string("shield")
-        let grace = try reader.duration("grace")
-        switch shieldText?.value {
-        case nil, "freeze":
-            if let grace {
-                throw PolicyError(at: grace.position, in: file, "`grace` applies only to `shield = \"terminate\"`")
-            }
-            shieldMode = .freeze
-        case "terminate":
-            shieldMode = .terminate(grace: grace?.value ?? Policy.defaultTerminateGrace)
-        case let other?:
-            throw PolicyError(
-                at: shieldText!.position, in: file, "unknown shield \"\(other)\"; expected \"freeze\" or \"terminate\"")
-        }
-        var window: (start: Policy.TimeOfDay, end: Policy.TimeOfDay)?
-        if reader.has("start") || reader.has("end") {
-            let start = try reader.timeOfDay("start")
-            let end = try reader.timeOfDay("end")
-            if start.value == end.value {
-                throw PolicyError(at: end.position, in: file, "`end` equals `start`: the limit's window would be empty")
-            }
-            window = (start.value, end.value)
-        }
-        if reader.has("apps"), try reader.strings("apps").isEmpty {
-            throw PolicyError(
-                at: reader.position(of: "apps"), in: file,
-                "`apps` is empty; name apps, or leave `apps` out to limit the categories (or, without them, all use)")
-        }
-        let limit = Policy.Limit(
-            name: name.value, applications: try reader.applications("apps"),
-            categories: try reader.categories("categories"), daily: daily.value, warning: warning?.value,
-            shield: shieldMode, window: window, extensionPath: try reader.executablePath("extension"))
-        return (limit, name.position)
-    }
-
-    private func decodeDowntime(_ reader: TableReader) throws(PolicyError) -> (Policy.Downtime, SourcePosition) {
-        try reader.allowOnly(["name", "start", "end", "allow", "extension"])
-        let name = try reader.name()
-        let start = try reader.timeOfDay("start")
-        let end = try reader.timeOfDay("end")
-        if start.value == end.value {
-            throw PolicyError(at: end.position, in: file, "`end` equals `start`: the downtime would be empty")
-        }
-        let downtime = Policy.Downtime(
-            name: name.value, start: start.value, end: end.value, allowed: try reader.applications("allow"),
-            extensionPath: try reader.executablePath("extension"))
-        return (downtime, name.position)
-    }
-
-    private func decodeShield(_ reader: TableReader) throws(PolicyError) -> Policy.ShieldSettings {
-        try reader.allowOnly(["message", "extra", "extra_times"])
-        let extra = try reader.duration("extra")
-        if let extra, extra.value == .zero {
-            throw PolicyError(at: extra.position, in: file, "`extra` must be longer than 0; leave it out for none")
-        }
-        var times = 0
-        if let value = try reader.integer("extra_times") {
-            guard (0...100).contains(value.value) else {
-                throw PolicyError(at: value.position, in: file, "`extra_times` must be between 0 and 100")
-            }
-            times = Int(value.value)
-        } else if extra != nil {
-            times = 1
-        }
-        return Policy.ShieldSettings(
-            message: try reader.string("message")?.value, extraTime: extra?.value, extraTimesPerDay: times)
-    }
-
-    private func unknownKey(_ key: String, at position: SourcePosition, expected: [String], in context: String)
-        -> PolicyError
-    {
-        PolicyError.unknownKey(key, at: position, in: file, expected: expected, context: context)
-    }
-}
-
-extension PolicyError {
-    /// An unknown key, with the nearest known one when it is a likely typo.
-    static func unknownKey(
-        _ key: String, at position: SourcePosition, in file: String, expected: [String], context: String
-    ) -> PolicyError {
-        let nearest = expected.map { ($0, editDistance($0, key)) }.min { $0.1 < $1.1 }
-        let hint = nearest.flatMap { $0.1 <= max(2, key.count / 3) ? "did you mean `\($0.0)`? " : nil } ?? ""
-        return PolicyError(
-            at: position, in: file,
-            "unknown key `\(key)` in \(context); \(hint)expected one of: \(expected.joined(separator: ", "))")
-    }
-
-    /// Levenshtein distance between two short strings.
-    static func editDistance(_ first: String, _ second: String) -> Int {
-        let a = Array(first.lowercased()), b = Array(second.lowercased())
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let saved = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = saved
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
-    }
-}
-
-/// Typed access to one table's keys, with errors at the value's position.
-private struct TableReader {
-    let table: TOMLTable
-    let file: String
-    let context: String
-
-    struct Located<Value> {
-        var value: Value
-        var position: SourcePosition
-    }
-
-    func allowOnly(_ keys: [String]) throws(PolicyError) {
-        let unknown = table.entries.filter { !keys.contains($0.key) }.map { entry in
-            PolicyError.unknownKey(entry.key, at: entry.keyPosition, in: file, expected: keys, context: context)
-        }
-        if let error = PolicyError.combining(unknown) { throw error }
-    }
-
-    /// Where `key`'s value is, or the table's header when it is absent.
-    func position(of key: String) -> SourcePosition { table.entry(key)?.value.position ?? table.position }
-
-    /// An absolute path to a monitor extension, or nil when the key is absent.
-    func executablePath(_ key: String) throws(PolicyError) -> String? {
-        guard let path = try string(key, expected: "a path string like \"/usr/local/bin/my-monitor\"") else {
+    private func shieldTable(in root: PolicyTableReader) -> PolicyTableReader? {
+        guard let entry = root.table.entry("shield") else { return nil }
+        if entry.isTableArray {
+            log.add("unknown table `[[shield]]`; write `[shield]`: there is only one", at: entry.keyPosition)
             return nil
         }
-        guard path.value.hasPrefix("/") else {
-            throw PolicyError(
-                at: path.position, in: file, "`\(key)` must be an absolute path to an executable, not \"\(path.value)\"")
-        }
-        return path.value
+        return root.reader(of: entry.value, context: "[shield]")
+            ?? root.wrongType("shield", entry.value, expected: "a table, written `[shield]`")
     }
 
-    /// Whether the table sets `key`.
-    func has(_ key: String) -> Bool { table.entry(key) != nil }
+    // MARK: Limits, downtimes, shield
 
-    func name() throws(PolicyError) -> Located<String> {
-        guard let name = try string("name") else {
-            throw PolicyError(at: table.position, in: file, "\(context) needs a `name = \"…\"`")
+    private func decodeLimit(_ reader: PolicyTableReader) -> (Policy.Limit, name: Located<String>?) {
+        reader.allowOnly(Self.limitKeys)
+        let name = reader.name()
+        let daily = dailyLimit(reader)
+        let warning = reader.duration("warning")
+        if let warning, let shortest = daily?.values.min(by: { $0.value < $1.value }), warning.value >= shortest.value {
+            log.add(
+                "`warning` must be shorter than `daily` (\(DurationText.format(shortest.value)))", at: warning.position)
         }
-        guard !name.value.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw PolicyError(at: name.position, in: file, "`name` must not be empty")
-        }
-        return name
-    }
-
-    func string(_ key: String, expected: String = "a string") throws(PolicyError) -> Located<String>? {
-        guard let value = table.entry(key)?.value else { return nil }
-        guard case .string(let text) = value.kind else { throw wrongType(key, value, expected: expected) }
-        return Located(value: text, position: value.position)
-    }
-
-    func integer(_ key: String) throws(PolicyError) -> Located<Int64>? {
-        guard let value = table.entry(key)?.value else { return nil }
-        guard case .integer(let number) = value.kind else { throw wrongType(key, value, expected: "an integer") }
-        return Located(value: number, position: value.position)
-    }
-
-    func strings(_ key: String) throws(PolicyError) -> [Located<String>] {
-        guard let value = table.entry(key)?.value else { return [] }
-        guard case .array(let elements) = value.kind else {
-            throw wrongType(key, value, expected: "an array of strings like [\"a\", \"b\"]")
-        }
-        var result: [Located<String>] = []
-        for element in elements {
-            guard case .string(let text) = element.kind else {
-                throw PolicyError(
-                    at: element.position, in: file,
-                    "`\(key)` must hold only strings, found \(element.typeDescription)")
+        let shield = shieldMode(reader)
+        var window: (start: Policy.TimeOfDay, end: Policy.TimeOfDay)?
+        if reader.has("start") || reader.has("end") {
+            let start = reader.timeOfDay("start")
+            let end = reader.timeOfDay("end")
+            if let start, let end {
+                if start.value == end.value {
+                    log.add("`end` equals `start`: the limit's window would be empty", at: end.position)
+                }
+                window = (start.value, end.value)
             }
-            result.append(Located(value: text, position: element.position))
         }
-        return result
+        var byWeekday: [Policy.Weekday: Duration]?
+        if let daily, daily.keys.count < 7 || Set(daily.values.map(\.value)).count > 1 {
+            byWeekday = daily.mapValues(\.value)
+        }
+        let limit = Policy.Limit(
+            name: name?.value ?? "", applications: reader.applications("apps", allowEmpty: false),
+            categories: reader.categories("categories"), daily: daily?.values.first?.value ?? .zero,
+            warning: warning?.value, shield: shield, window: window, extensionPath: reader.executablePath("extension"),
+            dailyByWeekday: byWeekday)
+        return (limit, name)
     }
 
-    func applications(_ key: String) throws(PolicyError) -> [AppID] {
-        var seen: Set<String> = []
-        var result: [AppID] = []
-        for name in try strings(key) {
-            let text = name.value
-            if text.isEmpty || text.contains("/") || text.contains(where: \.isWhitespace) {
-                throw PolicyError(
-                    at: name.position, in: file,
-                    "\"\(text)\" is not an app name; use a desktop-entry id (org.gnome.Calculator) or an executable's "
-                        + "file name without a path (supertuxkart)")
+    /// `daily`, on each day it limits: longer than zero and at most a day.
+    private func dailyLimit(_ reader: PolicyTableReader) -> [Policy.Weekday: Located<Duration>]? {
+        guard reader.has("daily") else {
+            log.addMissing("\(reader.context) needs `daily = \"…\"`, e.g. \"1h30m\"", at: reader.table.position)
+            return nil
+        }
+        let daily = reader.byWeekday("daily") { (key: String, value: TOMLValue) -> Located<Duration>? in
+            reader.duration(key, value: value).flatMap { (daily: Located<Duration>) -> Located<Duration>? in
+                guard daily.value <= .seconds(86400) else {
+                    log.add(
+                        "`\(key)` is \(DurationText.format(daily.value)), more than a day; write at most \"24h\"",
+                        at: daily.position)
+                    return nil
+                }
+                return daily
             }
-            let id = text.hasSuffix(".desktop") ? String(text.dropLast(".desktop".count)) : text
-            if seen.insert(id).inserted { result.append(AppID(id)) }
         }
-        return result
+        switch daily {
+        case nil: return nil
+        case .everyDay(let value)?: return Dictionary(uniqueKeysWithValues: Policy.Weekday.allCases.map { ($0, value) })
+        case .byDay(let values, _)?: return values
+        }
     }
 
-    func categories(_ key: String) throws(PolicyError) -> [ActivityCategory] {
-        var result: [ActivityCategory] = []
-        for name in try strings(key) {
-            guard let category = ActivityCategory(rawValue: name.value) else {
-                let valid = ActivityCategory.allCases.map(\.rawValue).joined(separator: ", ")
-                throw PolicyError(
-                    at: name.position, in: file, "unknown category \"\(name.value)\"; valid categories: \(valid)")
+    private func shieldMode(_ reader: PolicyTableReader) -> Policy.Limit.Shield {
+        let text = reader.string("shield")
+        let grace = reader.duration("grace")
+        switch text?.value {
+        case nil, "freeze":
+            if let grace { log.add("`grace` applies only to `shield = \"terminate\"`", at: grace.position) }
+            return .freeze
+        case "terminate":
+            return .terminate(grace: grace?.value ?? Policy.defaultTerminateGrace)
+        case let other?:
+            log.add("unknown shield \"\(other)\"; expected \"freeze\" or \"terminate\"", at: text!.position)
+            return .freeze
+        }
+    }
+
+    private func decodeDowntime(_ reader: PolicyTableReader) -> (Policy.Downtime, name: Located<String>?) {
+        reader.allowOnly(Self.downtimeKeys)
+        let name = reader.name()
+        let days = reader.has("days") ? reader.weekdays("days") : nil
+        var times: [PolicyTableReader.ByWeekday<Policy.TimeOfDay>?] = []
+        for key in ["start", "end"] {
+            if !reader.has(key) { log.addMissing("\(reader.context) needs `\(key) = \"HH:MM\"`", at: reader.table.position) }
+            times.append(reader.byWeekday(key, read: reader.timeOfDay))
+        }
+        var spans: [Policy.Weekday: Policy.Span] = [:]
+        if let start = times[0], let end = times[1], !reader.has("days") || days != nil {
+            // Without `days`, the downtime keeps to the days its by-weekday times name.
+            var named: Set<Policy.Weekday> = []
+            for case .byDay(let values, _) in [start, end] { named.formUnion(values.keys) }
+            let inForce = days?.value ?? (named.isEmpty ? Set(Policy.Weekday.allCases) : named)
+            for day in Policy.Weekday.mondayFirst where inForce.contains(day) {
+                let (dayStart, dayEnd) = (start.value(on: day), end.value(on: day))
+                let on = days == nil && !isByDay(start) && !isByDay(end) ? "" : " on \(day.abbreviation)"
+                guard let dayStart, let dayEnd else {
+                    let (key, position) = dayStart == nil ? ("start", start.position) : ("end", end.position)
+                    log.add("`\(key)` has no time for \(day.abbreviation); add `\(day.abbreviation) = \"HH:MM\"`", at: position)
+                    continue
+                }
+                if dayStart.value == dayEnd.value {
+                    log.add("`end` equals `start`\(on): the downtime would be empty", at: dayEnd.position)
+                    if on.isEmpty { break }
+                    continue
+                }
+                spans[day] = Policy.Span(start: dayStart.value, end: dayEnd.value)
             }
-            if !result.contains(category) { result.append(category) }
         }
-        return result
+        let everyDay = days == nil && times.allSatisfy { $0.map { !isByDay($0) } ?? true }
+        let midnight = Policy.TimeOfDay(hour: 0, minute: 0)
+        let downtime = Policy.Downtime(
+            name: name?.value ?? "", start: times[0]?.value(on: .monday)?.value ?? midnight,
+            end: times[1]?.value(on: .monday)?.value ?? midnight, allowed: reader.applications("allow"),
+            extensionPath: reader.executablePath("extension"), spansByWeekday: everyDay ? nil : spans)
+        return (downtime, name)
     }
 
-    func duration(_ key: String) throws(PolicyError) -> Located<Duration>? {
-        guard let text = try string(key, expected: "a duration string like \"20m\" or \"1h30m\"") else { return nil }
-        guard let duration = DurationText.parse(text.value) else {
-            throw PolicyError(
-                at: text.position, in: file,
-                "bad duration \"\(text.value)\"; write hours, minutes and seconds like \"1h30m\", \"45s\", \"2h\"")
-        }
-        if duration == .zero {
-            throw PolicyError(at: text.position, in: file, "`\(key)` must be longer than 0")
-        }
-        return Located(value: duration, position: text.position)
+    private func isByDay<Value>(_ value: PolicyTableReader.ByWeekday<Value>) -> Bool {
+        if case .byDay = value { return true }
+        return false
     }
 
-    func requiredDuration(_ key: String, allowZero: Bool) throws(PolicyError) -> Located<Duration> {
-        guard let duration = try duration(key) else {
-            throw PolicyError(at: table.position, in: file, "\(context) needs `\(key) = \"…\"`, e.g. \"1h30m\"")
+    private func decodeShield(_ reader: PolicyTableReader) -> Policy.ShieldSettings {
+        reader.allowOnly(Self.shieldKeys)
+        let extra = reader.duration("extra")
+        var times = extra == nil ? 0 : 1
+        if let value = reader.integer("extra_times") {
+            if (0...100).contains(value.value) {
+                times = Int(value.value)
+            } else {
+                log.add("`extra_times` must be between 0 and 100", at: value.position)
+            }
         }
-        return duration
+        return Policy.ShieldSettings(message: reader.string("message")?.value, extraTime: extra?.value, extraTimesPerDay: times)
     }
+}
 
-    func timeOfDay(_ key: String) throws(PolicyError) -> Located<Policy.TimeOfDay> {
-        guard let text = try string(key, expected: "a time string like \"21:30\"") else {
-            throw PolicyError(at: table.position, in: file, "\(context) needs `\(key) = \"HH:MM\"`")
-        }
-        let parts = text.value.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-            let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute),
-            let second = parts.count == 3 ? Int(parts[2]) : 0, (0...59).contains(second)
-        else {
-            throw PolicyError(
-                at: text.position, in: file,
-                "bad time \"\(text.value)\"; write 24-hour HH:MM (or HH:MM:SS), e.g. \"07:00\"")
-        }
-        return Located(value: Policy.TimeOfDay(hour: hour, minute: minute, second: second), position: text.position)
-    }
+/// Limit and downtime names seen so far; a second use of one is logged.
+private struct UniqueNames {
+    let log: PolicyProblemLog
+    private var seen: [String: [String: SourcePosition]] = [:]
 
-    private func wrongType(_ key: String, _ value: TOMLValue, expected: String) -> PolicyError {
-        PolicyError(
-            at: value.position, in: file, "`\(key)` must be \(expected), not \(value.typeDescription)")
+    init(log: PolicyProblemLog) { self.log = log }
+
+    mutating func check(_ name: Located<String>, kind: String) {
+        if let first = seen[kind]?[name.value] {
+            log.add("duplicate \(kind) name \"\(name.value)\"; line \(first.line) already uses it", at: name.position)
+        } else {
+            seen[kind, default: [:]][name.value] = name.position
+        }
     }
 }

@@ -1,40 +1,58 @@
-/// A mistake in a policy file, with where it is: `policy.toml:3:9: what is wrong`.
+/// The mistakes in a policy file, each with where it is: `policy.toml:3:9: what is wrong`, one per line, in the
+/// order of the file.
 public struct PolicyError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The file's name as given to the parser.
-    public var file: String
-    /// 1-based line.
-    public var line: Int
-    /// 1-based column, in Unicode scalars.
-    public var column: Int
-    /// What is wrong and, where it is obvious, how to fix it.
-    public var message: String
-    /// The file's other mistakes, in the order they appear: a file is checked whole, and every mistake reported.
-    public var others: [PolicyError] = []
+    /// One mistake (or, from `screentime policy check`, one warning) at one position.
+    public struct Problem: Hashable, Sendable, CustomStringConvertible {
+        /// The file's name as given to the parser.
+        public var file: String
+        /// 1-based line.
+        public var line: Int
+        /// 1-based column, in Unicode scalars.
+        public var column: Int
+        /// What is wrong and, where it is obvious, how to fix it.
+        public var message: String
 
-    /// Creates an error at a position.
+        /// Creates a problem at a position.
+        public init(file: String, line: Int, column: Int, message: String) {
+            self.file = file
+            self.line = line
+            self.column = column
+            self.message = message
+        }
+
+        /// `file:line:column: message`, the form editors and compilers use.
+        public var description: String { "\(file):\(line):\(column): \(message)" }
+    }
+
+    /// Every mistake found, in the order of the file; never empty.
+    public private(set) var problems: [Problem]
+
+    /// An error of one problem.
     public init(file: String, line: Int, column: Int, message: String) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.message = message
+        self.problems = [Problem(file: file, line: line, column: column, message: message)]
     }
 
-    /// Every mistake of the file, this one first.
-    public var all: [PolicyError] {
-        var first = self
-        first.others = []
-        return [first] + others
+    /// An error of several problems, sorted by position; nil when there are none.
+    public init?(problems: [Problem]) {
+        guard !problems.isEmpty else { return nil }
+        self.problems = problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 
-    /// `file:line:column: message` for each mistake, one a line: the form editors and compilers use.
-    public var description: String {
-        all.map { "\($0.file):\($0.line):\($0.column): \($0.message)" }.joined(separator: "\n")
-    }
+    /// The file of the first problem.
+    public var file: String { problems[0].file }
+    /// The line of the first problem.
+    public var line: Int { problems[0].line }
+    /// The column of the first problem.
+    public var column: Int { problems[0].column }
+    /// The message of the first problem.
+    public var message: String { problems[0].message }
 
-    /// The mistakes of `errors` as one error (the first, carrying the others); nil when there are none.
-    static func combining(_ errors: [PolicyError]) -> PolicyError? {
-        guard var first = errors.first else { return nil }
-        first.others = Array(errors.dropFirst())
-        return first
+    /// Each problem as `file:line:column: message`, one per line.
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+extension PolicyError.Problem {
+    init(at position: SourcePosition, in file: String, _ message: String) {
+        self.init(file: file, line: position.line, column: position.column, message: message)
     }
 }

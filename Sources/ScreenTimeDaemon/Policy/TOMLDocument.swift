@@ -1,21 +1,44 @@
-/// A position in a source text: 1-based line and column.
-struct SourcePosition: Hashable, Sendable {
+/// A position in a source text: 1-based line and column (in Unicode scalars).
+struct SourcePosition: Hashable, Sendable, Comparable {
     var line: Int
     var column: Int
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.line, lhs.column) < (rhs.line, rhs.column) }
 }
 
-/// A TOML 1.0 value, with where it was written.
-struct TOMLValue: Hashable, Sendable {
-    enum Kind: Hashable, Sendable {
+/// A TOML date, time or date-time: an offset date-time has all three parts, a local date-time no offset, a local
+/// date only `date`, a local time only `time`.
+struct TOMLDateTime: Hashable, Sendable {
+    struct Date: Hashable, Sendable {
+        var year: Int
+        var month: Int
+        var day: Int
+    }
+    struct Time: Hashable, Sendable {
+        var hour: Int
+        var minute: Int
+        var second: Int
+        /// The fraction of the second, in nanoseconds (digits past the ninth are dropped).
+        var nanosecond: Int
+    }
+
+    var date: Date?
+    var time: Time?
+    /// Minutes east of UTC (`Z` is 0); nil for a local value.
+    var offsetMinutes: Int?
+}
+
+/// A value of a TOML 1.0 document, with where it was written.
+struct TOMLValue: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
         case string(String)
         case integer(Int64)
         case float(Double)
         case boolean(Bool)
-        /// An offset or local date-time, a local date or a local time, as written.
-        case dateTime(String)
+        case dateTime(TOMLDateTime)
         case array([TOMLValue])
-        /// An inline table (`{ a = 1, b = 2 }`), or the table a dotted key (`a.b = 1`) makes.
-        case table([TOMLTable.Entry])
+        /// A table, by its index in `TOMLDocument.tables`.
+        case table(Int)
     }
 
     var kind: Kind
@@ -26,9 +49,14 @@ struct TOMLValue: Hashable, Sendable {
         switch kind {
         case .string: "a string"
         case .integer: "an integer"
-        case .float: "a floating-point number"
+        case .float: "a float"
         case .boolean: "a boolean"
-        case .dateTime: "a date or time"
+        case .dateTime(let value):
+            switch (value.date, value.time, value.offsetMinutes) {
+            case (nil, _, _): "a time"
+            case (_, nil, _): "a date"
+            default: "a date-time"
+            }
         case .array: "an array"
         case .table: "a table"
         }
@@ -36,25 +64,63 @@ struct TOMLValue: Hashable, Sendable {
 }
 
 /// The keys and values of one table, in the order written.
-struct TOMLTable: Hashable, Sendable {
-    struct Entry: Hashable, Sendable {
+struct TOMLTable: Equatable, Sendable {
+    /// How a table came to be, which decides what may still be added to it (TOML 1.0's rules).
+    enum Origin: Equatable, Sendable {
+        /// The root table.
+        case root
+        /// A `[name]` header.
+        case header
+        /// Created on the way to a deeper header (`a` by `[a.b]`); a later `[a]` may still define it.
+        case implicit
+        /// Created by a dotted key (`a.b = 1` creates `a`).
+        case dotted
+        /// An inline table `{ … }` and the tables inside it: closed once written.
+        case inline
+        /// An element of a `[[name]]` array of tables.
+        case arrayElement
+    }
+
+    struct Entry: Equatable, Sendable {
         var key: String
         var keyPosition: SourcePosition
         var value: TOMLValue
-        /// Whether a dotted key made this entry's table (`a.b = 1` makes `a`), so that another may add to it.
-        var isDotted = false
+        /// Whether the value is an array of tables made by `[[key]]` headers (which later headers may extend).
+        var isTableArray = false
     }
 
-    /// Where the table's header is (line 1, column 1 for the root table).
+    /// Where the table's header, first dotted key or `{` is (line 1, column 1 for the root table).
     var position: SourcePosition
+    var origin: Origin
     var entries: [Entry] = []
+    private var indices: [String: Int] = [:]
 
-    func entry(_ key: String) -> Entry? { entries.first { $0.key == key } }
+    init(position: SourcePosition, origin: Origin) {
+        self.position = position
+        self.origin = origin
+    }
+
+    /// The entry for `key`, if the table has one.
+    func entry(_ key: String) -> Entry? { indices[key].map { entries[$0] } }
+
+    /// The index of `key`'s entry in `entries`.
+    func index(of key: String) -> Int? { indices[key] }
+
+    /// Adds an entry; the caller has checked that the key is new.
+    mutating func append(_ entry: Entry) {
+        indices[entry.key] = entries.count
+        entries.append(entry)
+    }
 }
 
-/// A parsed file: the root table, `[name]` tables and `[[name]]` arrays of tables, by their dotted names.
-struct TOMLDocument: Hashable, Sendable {
-    var root: TOMLTable
-    var tables: [String: TOMLTable] = [:]
-    var tableArrays: [String: [TOMLTable]] = [:]
+/// A parsed file: every table in one flat list, the root first. Tables refer to each other by index, so nothing
+/// about a document is recursive but its (depth-limited) arrays.
+struct TOMLDocument: Equatable, Sendable {
+    var tables: [TOMLTable] = [TOMLTable(position: SourcePosition(line: 1, column: 1), origin: .root)]
+
+    /// The root table.
+    var root: TOMLTable { tables[0] }
+
+    /// The table at `index`.
+    subscript(_ index: Int) -> TOMLTable { tables[index] }
 }

@@ -1,325 +1,330 @@
-/// A TOML 1.0 reader for policy files: comments, `key = value` with bare, quoted and dotted keys, `[table]` and
-/// `[[array-of-tables]]` headers (dotted names kept whole), basic, literal and multi-line strings, integers (decimal,
-/// hex, octal, binary), floats, booleans, dates and times, arrays and inline tables. Arrays and inline tables nested
-/// deeper than `maximumNesting` are refused rather than followed, so no input can exhaust the stack. Each mistake is
-/// reported at its position.
+/// A TOML 1.0 reader that keeps the position of every key and value, reports every syntax error rather than the
+/// first, and never recurses deeper than `maximumDepth`: arrays, inline tables and table names nested deeper are
+/// refused with an error instead of exhausting the stack.
+///
+/// After a syntax error it skips to the next line that starts a statement (`key =`, `[table]`, `[[table]]`), so
+/// each line reports at most one error and the lines of a broken multi-line value report none.
 struct TOMLParser {
-    let scalars: [Unicode.Scalar]
-    let file: String
-    var index = 0
-    /// How many arrays the parser is inside; past `maximumNesting` the value is refused rather than parsed.
-    var depth = 0
-    var line = 1
-    var lineStart = 0
+    /// How deep tables and arrays may nest: each array, inline table and table a key part names counts
+    /// (`[a.b]` is 2 deep; `x = [[1]]` at the top level is 2, in `[a.b]` 4).
+    static let maximumDepth = 64
 
-    init(_ text: String, file: String) {
-        self.scalars = Array(text.unicodeScalars)
-        self.file = file
+    private var scanner: TOMLScanner
+    private var document = TOMLDocument()
+    private var errors: [TOMLSyntaxError] = []
+    /// The table that `key = value` lines go to; after a broken header, a table nothing refers to.
+    private var currentTable = 0
+    private var currentDepth = 0
+
+    private init(_ text: String) {
+        self.scanner = TOMLScanner(text)
     }
 
-    /// Arrays nested deeper than this are refused: no policy needs more than two levels, and each level costs stack.
-    static let maximumNesting = 32
-
-    /// Parses the whole text.
-    static func parse(_ text: String, file: String) throws(PolicyError) -> TOMLDocument {
-        var parser = TOMLParser(text, file: file)
-        return try parser.parseDocument()
+    /// Parses the whole text: the document (whatever could be read of it) and every syntax error, in text order.
+    static func parse(_ text: String) -> (document: TOMLDocument, errors: [TOMLSyntaxError]) {
+        var parser = TOMLParser(text)
+        parser.parseDocument()
+        return (parser.document, parser.errors)
     }
 
-    // MARK: Document
+    // MARK: Statements
 
-    enum Target {
-        case root
-        case table(String)
-        case tableArray(String)
-    }
-
-    mutating func parseDocument() throws(PolicyError) -> TOMLDocument {
-        var document = TOMLDocument(root: TOMLTable(position: SourcePosition(line: 1, column: 1)))
-        var headers: [String: SourcePosition] = [:]
-        var target = Target.root
+    private mutating func parseDocument() {
         while true {
-            skipSpaces()
-            guard let scalar = current else { break }
-            if isNewline(scalar) {
-                try consumeNewline()
-                continue
+            scanner.skipSpaces()
+            guard let scalar = scanner.current else { return }
+            do throws(TOMLSyntaxError) {
+                if scalar == "[" {
+                    try parseHeader()
+                } else if scalar != "#" && !TOMLScanner.isNewline(scalar) {
+                    try parseKeyValue(into: currentTable, depth: currentDepth)
+                }
+                try scanner.expectEndOfLine()
+            } catch {
+                errors.append(error)
+                recover()
             }
-            if scalar == "#" {
-                try skipComment()
-                continue
+        }
+    }
+
+    /// Skips the rest of the line, then every line that doesn't look like the start of a statement.
+    private mutating func recover() {
+        scanner.skipRestOfLine()
+        while !scanner.isAtEnd && !startsStatement(scanner) { scanner.skipRestOfLine() }
+    }
+
+    /// Whether the line at `probe` reads as `key =`, `[key]` or `[[key]]` (blank and comment lines do not).
+    private func startsStatement(_ probe: TOMLScanner) -> Bool {
+        var probe = probe
+        probe.skipSpaces()
+        guard let scalar = probe.current else { return true }
+        if scalar == "[" {
+            probe.advance(probe.peek(1) == "[" ? 2 : 1)
+            probe.skipSpaces()
+            // `[name]`, or a header missing its `]`; not an array's line such as `[1, 2],`.
+            guard (try? probe.parseKey()) != nil else { return false }
+            while probe.current == "]" { probe.advance() }
+            probe.skipSpaces()
+            return probe.current == nil || probe.current == "#" || probe.atNewline
+        }
+        guard scalar != "#", !TOMLScanner.isNewline(scalar), (try? probe.parseKey()) != nil else { return false }
+        return probe.current == "="
+    }
+
+    private mutating func parseHeader() throws(TOMLSyntaxError) {
+        let start = scanner.position
+        do {
+            try readHeader(at: start)
+        } catch {
+            // The lines after a broken header belong to a table of their own, so they are not blamed on another.
+            currentTable = newTable(at: start, origin: .header)
+            throw error
+        }
+    }
+
+    private mutating func readHeader(at start: SourcePosition) throws(TOMLSyntaxError) {
+        let isArray = scanner.peek(1) == "["
+        scanner.advance(isArray ? 2 : 1)
+        scanner.skipSpaces()
+        let key = try scanner.parseKey()
+        for _ in 0..<(isArray ? 2 : 1) {
+            guard scanner.current == "]" else {
+                throw scanner.error("expected `\(isArray ? "]]" : "]")` to close the table header")
             }
-            if scalar == "[" {
-                let start = position
-                let isArray = peek(1) == "["
-                advance(isArray ? 2 : 1)
-                skipSpaces()
-                let name = try parseDottedKey().joined(separator: ".")
-                skipSpaces()
-                for _ in 0..<(isArray ? 2 : 1) {
-                    guard current == "]" else {
-                        throw error("expected `\(isArray ? "]]" : "]")` to close the table header")
-                    }
-                    advance()
-                }
-                if document.root.entry(name) != nil {
-                    throw PolicyError(at: start, in: file, "`\(name)` is already a key of the top level")
-                }
-                if isArray {
-                    if let first = headers[name], document.tables[name] != nil {
-                        throw PolicyError(
-                            at: start, in: file,
-                            "`[[\(name)]]` conflicts with the table `[\(name)]` on line \(first.line)")
-                    }
-                    document.tableArrays[name, default: []].append(TOMLTable(position: start))
-                    target = .tableArray(name)
-                } else {
-                    if let first = headers[name] {
-                        throw PolicyError(
-                            at: start, in: file, "table `[\(name)]` is already defined on line \(first.line)")
-                    }
-                    document.tables[name] = TOMLTable(position: start)
-                    target = .table(name)
-                }
-                headers[name] = headers[name] ?? start
-            } else {
-                let keyPosition = position
-                let keys = try parseDottedKey()
-                guard current == "=" else { throw error("expected `=` after the key `\(keys.joined(separator: "."))`") }
-                advance()
-                skipSpaces()
-                let value = try parseValue()
-                let entry = Self.entry(keys, at: keyPosition, value: value)
-                switch target {
-                case .root:
-                    if document.tables[entry.key] != nil || document.tableArrays[entry.key] != nil {
-                        throw PolicyError(at: keyPosition, in: file, "`\(entry.key)` is already defined as a table")
-                    }
-                    try add(entry, to: &document.root)
-                case .table(let name):
-                    try add(entry, to: &document.tables[name]!)
-                case .tableArray(let name):
-                    try add(entry, to: &document.tableArrays[name]![document.tableArrays[name]!.count - 1])
-                }
-            }
-            try expectEndOfLine()
+            scanner.advance()
         }
-        return document
+        guard key.count <= Self.maximumDepth else {
+            throw scanner.error(Self.nestingMessage, at: start)
+        }
+        currentTable = try openTable(key, isArray: isArray, at: start)
+        currentDepth = key.count
     }
 
-    func add(_ entry: TOMLTable.Entry, to table: inout TOMLTable) throws(PolicyError) {
-        try add(entry, to: &table.entries)
+    private mutating func parseKeyValue(into table: Int, depth: Int) throws(TOMLSyntaxError) {
+        let key = try scanner.parseKey()
+        // Each part of a dotted key but the last is a table.
+        guard depth + key.count - 1 <= Self.maximumDepth else {
+            throw scanner.error(Self.nestingMessage, at: key[0].position)
+        }
+        guard scanner.current == "=" else {
+            throw scanner.error("expected `=` after the key `\(Self.dotted(key))`")
+        }
+        scanner.advance()
+        scanner.skipSpaces()
+        let value = try parseValue(depth: depth + key.count)
+        try insert(value, at: key, into: table)
     }
 
-    /// Adds an entry; the tables of dotted keys sharing a first part (`a.b = 1`, `a.c = 2`) are merged.
-    func add(_ entry: TOMLTable.Entry, to entries: inout [TOMLTable.Entry]) throws(PolicyError) {
-        guard let index = entries.firstIndex(where: { $0.key == entry.key }) else {
-            entries.append(entry)
-            return
-        }
-        guard case .table(var existing) = entries[index].value.kind, case .table(let more) = entry.value.kind,
-            entries[index].isDotted, entry.isDotted
-        else {
-            throw PolicyError(
-                at: entry.keyPosition, in: file,
-                "duplicate key `\(entry.key)`; it is already set on line \(entries[index].keyPosition.line)")
-        }
-        for part in more { try add(part, to: &existing) }
-        entries[index].value.kind = .table(existing)
-    }
+    // MARK: Values
 
-    /// The entry `a.b.c = value` makes: `a` holding a table holding `b`, … (marked as made by a dotted key).
-    static func entry(_ keys: [String], at position: SourcePosition, value: TOMLValue) -> TOMLTable.Entry {
-        var entry = TOMLTable.Entry(key: keys[keys.count - 1], keyPosition: position, value: value)
-        for key in keys.dropLast().reversed() {
-            entry = TOMLTable.Entry(
-                key: key, keyPosition: position, value: TOMLValue(kind: .table([entry]), position: position),
-                isDotted: true)
+    private mutating func parseValue(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {
+        let start = scanner.position
+        if scanner.current == "[" || scanner.current == "{", depth > Self.maximumDepth {
+            throw scanner.error(Self.nestingMessage)
         }
-        return entry
-    }
-
-    mutating func expectEndOfLine() throws(PolicyError) {
-        skipSpaces()
-        guard let scalar = current else { return }
-        if scalar == "#" { return try skipComment() }
-        guard isNewline(scalar) else { throw error("expected the end of the line, found `\(scalar)`") }
-        try consumeNewline()
-    }
-
-    // MARK: Keys and values
-
-    /// `a`, `"a b"`, `a.b.c` (spaces around the dots allowed).
-    mutating func parseDottedKey() throws(PolicyError) -> [String] {
-        var keys = [try parseKey()]
-        skipSpaces()
-        while current == "." {
-            advance()
-            skipSpaces()
-            keys.append(try parseKey())
-            skipSpaces()
-        }
-        return keys
-    }
-
-    mutating func parseKey() throws(PolicyError) -> String {
-        if current == "\"" { return try parseBasicString() }
-        if current == "'" { return try parseLiteralString() }
-        var key = ""
-        while let scalar = current, isBareKeyScalar(scalar) {
-            key.unicodeScalars.append(scalar)
-            advance()
-        }
-        if key.isEmpty {
-            if let scalar = current, !isNewline(scalar) { throw error("expected a key, found `\(scalar)`") }
-            throw error("expected a key")
-        }
-        return key
-    }
-
-    mutating func parseValue() throws(PolicyError) -> TOMLValue {
-        let start = position
-        guard let scalar = current, !isNewline(scalar) else { throw error("expected a value after `=`") }
-        switch scalar {
+        switch scanner.current {
         case "\"":
-            if peek(1) == "\"" && peek(2) == "\"" {
-                return TOMLValue(kind: .string(try parseMultiLineString(literal: false)), position: start)
+            if scanner.looksAt("\"\"\"") {
+                return TOMLValue(kind: .string(try scanner.parseMultiLineString(literal: false)), position: start)
             }
-            return TOMLValue(kind: .string(try parseBasicString()), position: start)
+            return TOMLValue(kind: .string(try scanner.parseBasicString()), position: start)
         case "'":
-            if peek(1) == "'" && peek(2) == "'" {
-                return TOMLValue(kind: .string(try parseMultiLineString(literal: true)), position: start)
+            if scanner.looksAt("'''") {
+                return TOMLValue(kind: .string(try scanner.parseMultiLineString(literal: true)), position: start)
             }
-            return TOMLValue(kind: .string(try parseLiteralString()), position: start)
+            return TOMLValue(kind: .string(try scanner.parseLiteralString()), position: start)
         case "[":
-            return TOMLValue(kind: .array(try parseArray()), position: start)
+            return try parseArray(depth: depth)
         case "{":
-            return TOMLValue(kind: .table(try parseInlineTable()), position: start)
-        case "t", "f", "i", "n":
-            let word = takeWord()
-            switch word {
-            case "true": return TOMLValue(kind: .boolean(true), position: start)
-            case "false": return TOMLValue(kind: .boolean(false), position: start)
-            case "inf": return TOMLValue(kind: .float(.infinity), position: start)
-            case "nan": return TOMLValue(kind: .float(.nan), position: start)
-            default:
-                throw PolicyError(at: start, in: file, "unknown value `\(word)`; strings need quotes: \"\(word)\"")
-            }
-        case "+", "-", "0"..."9":
-            return try parseNumberOrDate()
+            return try parseInlineTable(depth: depth)
         default:
-            let word = takeWord()
-            throw PolicyError(
-                at: start, in: file,
-                "unknown value `\(word.isEmpty ? String(scalar) : word)`; strings need quotes: \"\(word)\"")
+            return TOMLValue(kind: try scanner.parseBareValue(), position: start)
         }
     }
 
-    mutating func parseArray() throws(PolicyError) -> [TOMLValue] {
-        guard depth < Self.maximumNesting else {
-            throw error("tables and arrays nested more than \(Self.maximumNesting) deep; a policy needs at most two levels")
-        }
-        depth += 1
-        defer { depth -= 1 }
-        advance()  // [
+    private mutating func parseArray(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {
+        let start = scanner.position
+        scanner.advance()  // [
         var elements: [TOMLValue] = []
         while true {
-            try skipSpacesNewlinesAndComments()
-            if current == "]" {
-                advance()
-                return elements
+            try scanner.skipBlank()
+            if scanner.current == "]" {
+                scanner.advance()
+                return TOMLValue(kind: .array(elements), position: start)
             }
-            guard current != nil else { throw error("unterminated array; close it with `]`") }
-            elements.append(try parseValue())
-            try skipSpacesNewlinesAndComments()
-            if current == "," {
-                advance()
-            } else if current != "]" {
-                guard let scalar = current else { throw error("unterminated array; close it with `]`") }
-                throw error("expected `,` or `]` in the array, found `\(scalar)`")
+            guard !scanner.isAtEnd else { throw scanner.error("unterminated array; close it with `]`") }
+            elements.append(try parseValue(depth: depth + 1))
+            try scanner.skipBlank()
+            if scanner.current == "," {
+                scanner.advance()
+            } else if scanner.current != "]" {
+                guard let scalar = scanner.current else { throw scanner.error("unterminated array; close it with `]`") }
+                throw scanner.error("expected `,` or `]` in the array, found `\(scalar)`")
             }
         }
     }
 
-    // MARK: Scanning
-
-    var current: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
-
-    func peek(_ offset: Int) -> Unicode.Scalar? {
-        index + offset < scalars.count ? scalars[index + offset] : nil
-    }
-
-    var position: SourcePosition { SourcePosition(line: line, column: index - lineStart + 1) }
-
-    mutating func advance(_ count: Int = 1) { index = min(index + count, scalars.count) }
-
-    func isNewline(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
-
-    func isBareKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII
-            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
-                || scalar == "-")
-    }
-
-    mutating func consumeNewline() throws(PolicyError) {
-        if current == "\r" {
-            advance()
-            guard current == "\n" else { throw error("a carriage return must be followed by a line feed") }
+    private mutating func parseInlineTable(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {
+        let start = scanner.position
+        scanner.advance()  // {
+        let table = newTable(at: start, origin: .inline)
+        let value = TOMLValue(kind: .table(table), position: start)
+        scanner.skipSpaces()
+        if scanner.current == "}" {
+            scanner.advance()
+            return value
         }
-        advance()
-        line += 1
-        lineStart = index
-    }
-
-    mutating func skipSpaces() {
-        while current == " " || current == "\t" { advance() }
-    }
-
-    mutating func skipComment() throws(PolicyError) {
-        while let scalar = current, !isNewline(scalar) {
-            if scalar.value < 0x20 && scalar != "\t" {
-                throw error("control character U+\(hex(scalar.value)) in a comment")
+        while true {
+            scanner.skipSpaces()
+            if scanner.atNewline || scanner.isAtEnd { throw scanner.error(Self.inlineTableLineMessage) }
+            try parseKeyValue(into: table, depth: depth)
+            scanner.skipSpaces()
+            switch scanner.current {
+            case ",":
+                scanner.advance()
+                scanner.skipSpaces()
+                if scanner.current == "}" { throw scanner.error("a comma may not end an inline table; remove it") }
+            case "}":
+                scanner.advance()
+                return value
+            case let scalar?:
+                if TOMLScanner.isNewline(scalar) { throw scanner.error(Self.inlineTableLineMessage) }
+                throw scanner.error("expected `,` or `}` in the inline table, found `\(scalar)`")
+            case nil:
+                throw scanner.error(Self.inlineTableLineMessage)
             }
-            advance()
         }
     }
 
-    mutating func skipSpacesNewlinesAndComments() throws(PolicyError) {
-        while let scalar = current {
-            if scalar == " " || scalar == "\t" {
-                advance()
-            } else if isNewline(scalar) {
-                try consumeNewline()
-            } else if scalar == "#" {
-                try skipComment()
+    // MARK: Tables
+
+    private mutating func newTable(at position: SourcePosition, origin: TOMLTable.Origin) -> Int {
+        document.tables.append(TOMLTable(position: position, origin: origin))
+        return document.tables.count - 1
+    }
+
+    /// Sets `key` (dotted: each part but the last a table made by dotted keys) in `table`.
+    private mutating func insert(
+        _ value: TOMLValue, at key: [(name: String, position: SourcePosition)], into start: Int
+    ) throws(TOMLSyntaxError) {
+        var table = start
+        for (offset, part) in key.dropLast().enumerated() {
+            if let entry = document.tables[table].entry(part.name) {
+                guard case .table(let child) = entry.value.kind, document.tables[child].origin == .dotted else {
+                    let name = Self.dotted(key.prefix(offset + 1))
+                    throw scanner.error(
+                        "`\(name)` is already defined on line \(entry.keyPosition.line) as \(describe(entry)); "
+                            + "a dotted key cannot add to it", at: part.position)
+                }
+                table = child
             } else {
-                return
+                let child = newTable(at: part.position, origin: .dotted)
+                document.tables[table].append(
+                    TOMLTable.Entry(
+                        key: part.name, keyPosition: part.position,
+                        value: TOMLValue(kind: .table(child), position: part.position)))
+                table = child
             }
         }
-    }
-
-    /// Takes everything up to a space, comma, bracket, comment or line end.
-    mutating func takeWord() -> String {
-        var word = ""
-        while let scalar = current, ![" ", "\t", ",", "]", "}", "#", "\n", "\r"].contains(scalar) {
-            word.unicodeScalars.append(scalar)
-            advance()
+        let last = key[key.count - 1]
+        if let entry = document.tables[table].entry(last.name) {
+            throw scanner.error(
+                "duplicate key `\(Self.dotted(key))`; it is already set on line \(entry.keyPosition.line)",
+                at: key[0].position)
         }
-        return word
+        document.tables[table].append(TOMLTable.Entry(key: last.name, keyPosition: key[0].position, value: value))
     }
 
-    func error(_ message: String) -> PolicyError {
-        PolicyError(at: position, in: file, message)
+    /// The table a `[key]` or `[[key]]` header opens, creating the tables on the way.
+    private mutating func openTable(
+        _ key: [(name: String, position: SourcePosition)], isArray: Bool, at position: SourcePosition
+    ) throws(TOMLSyntaxError) -> Int {
+        let header = isArray ? "[[\(Self.dotted(key))]]" : "[\(Self.dotted(key))]"
+        var table = 0
+        for (offset, part) in key.dropLast().enumerated() {
+            guard let entry = document.tables[table].entry(part.name) else {
+                let child = newTable(at: position, origin: .implicit)
+                document.tables[table].append(
+                    TOMLTable.Entry(
+                        key: part.name, keyPosition: position, value: TOMLValue(kind: .table(child), position: position)))
+                table = child
+                continue
+            }
+            switch entry.value.kind {
+            case .table(let child) where document.tables[child].origin != .inline:
+                table = child
+            case .array(let elements) where entry.isTableArray:
+                // The elements of an array of tables are tables (`[[key]]` makes nothing else).
+                if case .table(let child)? = elements.last?.kind { table = child }
+            default:
+                throw scanner.error(
+                    "`\(Self.dotted(key.prefix(offset + 1)))` is already defined on line \(entry.keyPosition.line) "
+                        + "as \(describe(entry)); it cannot hold the table `\(header)`", at: position)
+            }
+        }
+        let name = key[key.count - 1].name
+        let child = newTable(at: position, origin: isArray ? .arrayElement : .header)
+        let element = TOMLValue(kind: .table(child), position: position)
+        guard let index = document.tables[table].index(of: name) else {
+            document.tables[table].append(
+                TOMLTable.Entry(
+                    key: name, keyPosition: position,
+                    value: isArray ? TOMLValue(kind: .array([element]), position: position) : element,
+                    isTableArray: isArray))
+            return child
+        }
+        if isArray && document.tables[table].entries[index].isTableArray {
+            // Appended in place: a copy of the entry held here would make every `[[key]]` copy the whole array.
+            appendElement(element, toEntry: index, of: table)
+            return child
+        }
+        let entry = document.tables[table].entries[index]
+        switch entry.value.kind {
+        case .table(let existing) where !isArray && document.tables[existing].origin == .implicit:
+            document.tables[existing].origin = .header
+            document.tables[existing].position = position
+            return existing
+        case .table(let existing) where !isArray && document.tables[existing].origin == .header:
+            throw scanner.error("table `\(header)` is already defined on line \(entry.keyPosition.line)", at: position)
+        default:
+            throw scanner.error(
+                "`\(Self.dotted(key))` is already defined on line \(entry.keyPosition.line) as \(describe(entry)); "
+                    + "`\(header)` cannot \(isArray ? "add to" : "define") it", at: position)
+        }
     }
 
-    func hex(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    private mutating func appendElement(_ element: TOMLValue, toEntry index: Int, of table: Int) {
+        guard case .array(var elements) = document.tables[table].entries[index].value.kind else { return }
+        // Emptied first, so that `elements` is the only reference and the append does not copy.
+        document.tables[table].entries[index].value.kind = .array([])
+        elements.append(element)
+        document.tables[table].entries[index].value.kind = .array(elements)
     }
-}
 
-extension PolicyError {
-    init(at position: SourcePosition, in file: String, _ message: String) {
-        self.init(file: file, line: position.line, column: position.column, message: message)
+    private func describe(_ entry: TOMLTable.Entry) -> String {
+        if entry.isTableArray { return "an array of tables" }
+        if case .table(let table) = entry.value.kind {
+            switch document.tables[table].origin {
+            case .inline: return "an inline table"
+            case .dotted: return "a table by dotted keys"
+            default: return "a table"
+            }
+        }
+        return entry.value.typeDescription
+    }
+
+    // MARK: Messages
+
+    private static let nestingMessage =
+        "nested more than \(maximumDepth) levels deep (arrays, inline tables and key parts); flatten the value"
+
+    private static let inlineTableLineMessage =
+        "unterminated inline table; close it with `}` on the same line (or use a `[table]` for many keys)"
+
+    private static func dotted(_ key: some Collection<(name: String, position: SourcePosition)>) -> String {
+        key.map { part in
+            part.name.unicodeScalars.allSatisfy(TOMLScanner.isBareKeyScalar) && !part.name.isEmpty
+                ? part.name : "\"\(part.name)\""
+        }.joined(separator: ".")
     }
 }

@@ -48,7 +48,10 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         }
         var rows: [Row] = []
         for user in (settings.users ?? engine.knownUsers).sorted() {
-            for limit in runtime.plan.limits {
+            // A limit by weekday is one activity a day: today's is the one in its interval.
+            var shown: Set<String> = []
+            let todays = runtime.plan.limits.filter { engine.currentInterval(of: $0.activity) != nil }
+            for limit in todays + runtime.plan.limits where shown.insert(limit.name).inserted {
                 let usage = engine.usage(of: PolicyPlan.limitEvent, in: limit.activity, for: user)
                 rows.append(
                     Row(
