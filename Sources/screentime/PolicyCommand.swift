@@ -55,6 +55,9 @@ struct PolicyCommand: AsyncParsableCommand {
     /// `screentime policy example`.
     struct Example: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a commented example policy.")
-        func run() async throws { print(Policy.commentedExample, terminator: "") }
+        func run() async throws {
+            let text = Policy.commentedExample
+            print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+        }
     }
 }
