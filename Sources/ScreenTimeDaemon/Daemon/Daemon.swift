@@ -2,6 +2,7 @@ import Enforcement
 import Foundation
 import LinuxActivity
 import Logging
+import ScreenTimeBus
 import ServiceLifecycle
 import Synchronization
 import ScreenTimeEngine
@@ -15,17 +16,17 @@ import UsageStore
 public final class Daemon {
     public let settings: DaemonSettings
     public let collector: Collector
-    public private(set) var engine: ActivityEngine
+    public internal(set) var engine: ActivityEngine
     public private(set) var policy: Policy
     public private(set) var plan: PolicyPlan
-    private let database: UsageDatabase
+    let database: UsageDatabase
     /// Writes the ledger on its own task; the tick hands it a batch every flush interval.
     public let storeWriter: StoreWriter
     private var batch = StoreWriter.Batch()
     private let enforcer: Enforcer
     private let tokenizer: Tokenizer
     private let notifier: (any DaemonNotifier)?
-    private var logger: Logger
+    var logger: Logger
     private var tracker = UsageTracker()
     private var shields: [UserID: EffectiveShield] = [:] {
         didSet {
@@ -40,7 +41,7 @@ public final class Daemon {
     /// when a process, a shield, the policy or a request to close changed.
     private var enforcementInputs:
         (tableChanges: UInt64, desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]])?
-    private var knownUsers: Set<UserID> = []
+    var knownUsers: Set<UserID> = []
     private var activeDowntimes: Set<DeviceActivityName> = []
     private var liveSessions: [SessionID: UserID] = [:]
     private var lastFlush: Duration?
@@ -65,6 +66,12 @@ public final class Daemon {
         return nanoseconds < 0 ? nil : MonotonicInstant(nanoseconds: nanoseconds)
     }
     private let limitReachedNanoseconds = Atomic<Int64>(-1)
+    /// The D-Bus service's requests, answered on the loop's thread (`Daemon+Bus.swift`).
+    public let busRequests = BusRequestQueue()
+    /// What the D-Bus clients keep in the daemon: their authorization, activities and stores.
+    var clients = ClientRegistry()
+    /// Why the policy file was refused at the last (re)load; nil when it was accepted.
+    var policyError: String?
 
     /// Opens everything; nothing runs until `start(at:)`. Throws when the policy, the database or the token key can't
     /// be used (the error says which and how to fix it).
@@ -109,8 +116,10 @@ public final class Daemon {
         case .success(let loaded): apply(loaded, at: now)
         case .failure(let error):
             logger.error("policy refused; no limits in force", metadata: ["error": "\(error)"])
+            policyError = "\(error)"
             apply(.empty, at: now)
         }
+        restoreClients(at: now)
     }
 
     /// Re-reads the policy file; an invalid file is refused and the policy in force stays. Returns the error, if any.
@@ -120,10 +129,12 @@ public final class Daemon {
         do {
             let loaded = try Policy.load(from: settings.policyPath)
             apply(loaded, at: now)
+            policyError = nil
             logger.info("policy reloaded", metadata: ["limits": "\(loaded.limits.count)", "downtimes": "\(loaded.downtimes.count)"])
             return nil
         } catch {
             logger.error("policy refused, the previous one stays in force", metadata: ["error": "\(error)"])
+            policyError = "\(error)"
             return error
         }
     }
@@ -217,6 +228,10 @@ public final class Daemon {
             EnforcerService(enforcer: enforcer, logger: logger), CollectorService(collector: collector),
             EngineLoop(daemon: self, logger: logger, systemd: systemd),
         ]
+        // Last, so it stops first: no request arrives for a loop that has ended.
+        if let endpoint = settings.busEndpoint {
+            services.append(ScreenTimeBusServer(endpoint: endpoint, requests: busRequests, logger: logger))
+        }
         return services
     }
 
@@ -266,12 +281,13 @@ public final class Daemon {
 
     // MARK: - Engine actions
 
-    private func run(_ actions: [ActivityEngine.Action], at now: Now) {
+    func run(_ actions: [ActivityEngine.Action], at now: Now) {
         guard !actions.isEmpty else { return }
         var queue = actions[...]
         while let action = queue.popFirst() {
             logger.debug("engine", metadata: ["action": "\(action)"])
             runExtension(for: action)
+            publishToBus(action)
             switch action {
             case .intervalDidStart(let activity):
                 if let downtime = plan.downtimeShields[activity] {
