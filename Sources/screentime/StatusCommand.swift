@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinuxActivity
+import ScreenTimeBus
 import ScreenTimeDaemon
 import ScreenTimeEngine
 import ScreenTimeModel
@@ -44,67 +45,40 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show each limit and downtime: used, remaining, next reset, shielded now.",
-        discussion: "Read from the daemon's last saved state (at most a few seconds old).")
+        discussion: """
+            Asked of the running daemon over D-Bus (org.screentime.Daemon1.Status): the session bus's, or the \
+            system bus's with --system ($SCREENTIME_BUS_ADDRESS overrides both). Exits with 3 when screentimed is \
+            not running.
+            """)
 
     @OptionGroup var daemon: DaemonOptions
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
-    struct Row: Encodable {
-        var kind: String
-        var name: String
-        var user: UInt32
-        var usedSeconds: Int?
-        var limitSeconds: Int?
-        var remainingSeconds: Int?
-        var nextReset: Date?
-        var shielded: Bool
-    }
+    typealias Row = DaemonStatus.Row
+
+    /// The exit status when no daemon answers.
+    static let notRunningStatus: Int32 = 3
 
     func run() async throws {
-        let settings = daemon.settings
-        let policy: Policy
+        let environment = ProcessInfo.processInfo.environment
+        let endpoint: DaemonConnection.Endpoint =
+            environment["SCREENTIME_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : .address($0) }
+            ?? (daemon.system ? .system : .session)
+        let status: DaemonStatus
         do {
-            policy = try Policy.load(from: settings.policyPath)
+            let text = try DaemonConnection(endpoint).callForString(.daemon, "Status")
+            status = try BusJSON.decode(DaemonStatus.self, from: text)
         } catch {
+            if error.code == .unavailable {
+                printError("screentimed is not running")
+                throw ExitCode(Self.notRunningStatus)
+            }
             printError("screentime: \(error)")
             throw ExitCode(1)
         }
-        let database = try daemon.openDatabase()
-        let recorder = UsageRecorder(database: database, bootID: "")
-        guard let record = try recorder.loadSnapshot(scope: settings.snapshotScope) else {
-            printError("screentime: the daemon has saved no state yet in \(settings.databasePath)")
-            throw ExitCode(1)
-        }
-        let engine = ActivityEngine(restoring: try JSONDecoder().decode(EngineSnapshot.self, from: record.blob))
-        let tokenizer = try loadTokenizer(KeyOptions(system: settings.system, tokenKey: settings.tokenKeyPath))
-        let plan = PolicyPlan(
-            policy: policy, appToken: { tokenizer.token(for: $0) }, categoryToken: { tokenizer.token(for: $0) })
-        var rows: [Row] = []
-        for user in (settings.users ?? [UserID(getuid())]).sorted() {
-            let shield = engine.effectiveShield(for: user)
-            for limit in plan.limits {
-                let usage = engine.usage(of: PolicyPlan.limitEvent, in: limit.activity, for: user)
-                let shielded = engine.settings(of: limit.store, for: user).map { !$0.isEmpty } ?? false
-                rows.append(
-                    Row(
-                        kind: "limit", name: limit.name, user: user.rawValue,
-                        usedSeconds: usage.map { Int($0.used.components.seconds) },
-                        limitSeconds: Int(limit.daily.components.seconds),
-                        remainingSeconds: usage.map { Int($0.remaining.components.seconds) },
-                        nextReset: engine.currentInterval(of: limit.activity).map { date($0.end) }, shielded: shielded))
-            }
-            for downtime in policy.downtimes {
-                let activity = DeviceActivityName("downtime.\(downtime.name)")
-                let current = engine.currentInterval(of: activity)
-                rows.append(
-                    Row(
-                        kind: "downtime", name: downtime.name, user: user.rawValue,
-                        nextReset: (current ?? engine.nextInterval(of: activity)).map { date(current == nil ? $0.start : $0.end) },
-                        shielded: current != nil && !shield.isEmpty))
-            }
-        }
+        let rows = status.rows
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -114,7 +88,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let formatter = DateFormatter()
         formatter.dateFormat = "EEE HH:mm:ss"
-        print("As of \(formatter.string(from: record.savedAt)):")
+        print("As of \(formatter.string(from: status.asOf)):")
         for row in rows {
             let when = row.nextReset.map { formatter.string(from: $0) } ?? "-"
             if row.kind == "limit" {
@@ -125,10 +99,6 @@ struct StatusCommand: AsyncParsableCommand {
                 print("  downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
             }
         }
-    }
-
-    private func date(_ instant: WallClockInstant) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(instant.nanosecondsSince1970) / 1e9)
     }
 
     private func clock(_ seconds: Int?) -> String {

@@ -31,6 +31,9 @@ public final class BusRequestQueue: Sendable {
         if wakeup != nil, !pending.withLock({ $0.isEmpty }) { wakeup?.signal() }
     }
 
+    /// Whether an engine loop is attached and answering requests.
+    public var isLoopAttached: Bool { loopWakeup.withLock { $0 != nil } }
+
     /// The bus thread's wake-up: signals queued from now on wake it.
     public func attachServer(_ wakeup: WakeupDescriptor?) {
         serverWakeup.withLock { $0 = wakeup }
