@@ -4,6 +4,7 @@ import Foundation
 import LinuxActivity
 import ManagedSettings
 import ScreenTimeBus
+import Synchronization
 import Testing
 
 @testable import ScreenTimeDaemon
@@ -150,5 +151,43 @@ import Testing
         store.clearAllSettings()
         #expect(store.shield.applications == nil)
         await restarted.stop()
+    }
+}
+
+extension BusServiceTests {
+    @Test func callbacksAndShieldChangesAreSignalled() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let listener = try Bus.connect(address: bus.address)
+        let received = Mutex<[String]>([])
+        try listener.addMatch("type='signal',sender='\(Self.name)',path='\(Self.path)'") { message in
+            let arguments = message.readAll().map { $0.stringValue ?? "\($0)" }
+            received.withLock { $0.append(([message.member ?? ""] + arguments).joined(separator: " ")) }
+        }
+        let connection = DaemonConnection(.address(bus.address))
+        try await AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
+            .requestAuthorization(for: .individual)
+        let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
+        let store = ManagedSettingsStore(named: .init("default"), connection: DaemonManagedSettings(connection: connection))
+        // All day but the last minute: the interval is in progress now (unless the test runs in that minute).
+        let schedule = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true)
+        try center.startMonitoring(.init("allDay"), during: schedule)
+        store.shield.applications = [ApplicationToken(rawValue: "game")]
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        func seen() -> [String] { received.withLock { $0 } }
+        while ContinuousClock.now < deadline,
+            !(seen().contains { $0.hasPrefix("ShieldChanged") } && seen().contains { $0.hasPrefix("Callback") })
+        {
+            try listener.processPending()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await running.stop()
+        let callback = seen().first { $0.hasPrefix("Callback") }
+        #expect(callback?.hasSuffix(" intervalDidStart allDay ") == true, "\(seen())")
+        #expect(seen().contains { $0.hasPrefix("ShieldChanged") && $0.contains("game") }, "\(seen())")
     }
 }
