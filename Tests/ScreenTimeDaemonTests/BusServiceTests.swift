@@ -139,6 +139,12 @@ import Testing
                 + "\(busctl) org.screentime.Settings1 Stores", in: directory)
         #expect(theirs.output == "as 0\n", "\(theirs.output)")
 
+        let game = Application(bundleIdentifier: "org.example.Game", connection: connection)
+        #expect(game.token != nil)
+        #expect(game.token == Application(bundleIdentifier: "org.example.Game", connection: connection).token)
+        #expect(game.token != Application(bundleIdentifier: "org.example.Other", connection: connection).token)
+        #expect(game.localizedDisplayName?.isEmpty == false)
+
         center.stopMonitoring([.init("second")])
         #expect(center.activities == [.init("daily")])
         await running.stop()
