@@ -28,6 +28,8 @@ let package = Package(
             name: "CXCB", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev"])]),
         .target(name: "CLinux"),
+        // The D-Bus service's interfaces as sd-bus vtables (C macros), handled by the daemon's Swift callbacks.
+        .target(name: "CScreenTimeBus", dependencies: ["CSystemd"]),
 
         // Pure layers: no I/O, no clock.
         .target(name: "ScreenTimeModel", swiftSettings: strict),
@@ -53,12 +55,19 @@ let package = Package(
             dependencies: ["ScreenTimeModel", "ScreenTimeEngine", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
-        // Apple-shaped public API.
-        .target(name: "FamilyControls", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
-        .target(name: "ManagedSettings", dependencies: ["ScreenTimeModel", "FamilyControls"], swiftSettings: strict),
+        // The daemon's D-Bus API as both sides see it: names, errors, and the client connection.
+        .target(
+            name: "ScreenTimeBus", dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity"],
+            swiftSettings: strict),
+
+        // Apple-shaped public API, clients of the daemon over D-Bus.
+        .target(name: "FamilyControls", dependencies: ["ScreenTimeModel", "ScreenTimeBus"], swiftSettings: strict),
+        .target(
+            name: "ManagedSettings", dependencies: ["ScreenTimeModel", "FamilyControls", "ScreenTimeBus"],
+            swiftSettings: strict),
         .target(
             name: "DeviceActivity",
-            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "FamilyControls", "ManagedSettings"],
+            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "FamilyControls", "ManagedSettings", "ScreenTimeBus"],
             swiftSettings: strict),
 
         // Composition root and executables.
@@ -66,6 +75,7 @@ let package = Package(
             name: "ScreenTimeDaemon",
             dependencies: [
                 "ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity", "Enforcement", "UsageStore",
+                "ScreenTimeBus", "CScreenTimeBus", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -75,7 +85,7 @@ let package = Package(
             name: "screentime",
             dependencies: [
                 "LinuxActivity", "ScreenTimeModel", "ScreenTimeDaemon", "ScreenTimeEngine", "UsageStore", "Enforcement",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "ScreenTimeBus", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -99,7 +109,12 @@ let package = Package(
         .testTarget(name: "EnforcementTests", dependencies: ["Enforcement"], swiftSettings: strict),
         .testTarget(name: "UsageStoreTests", dependencies: ["UsageStore"], swiftSettings: strict),
         .testTarget(
-            name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon", "DeviceActivity", "UsageStore", "Enforcement"], swiftSettings: strict),
+            name: "ScreenTimeDaemonTests",
+            dependencies: [
+                "ScreenTimeDaemon", "DeviceActivity", "UsageStore", "Enforcement", "ScreenTimeBus", "ManagedSettings",
+                "FamilyControls",
+            ],
+            swiftSettings: strict),
     ]
 )
 

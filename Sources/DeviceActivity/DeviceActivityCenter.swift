@@ -13,8 +13,8 @@ public final class DeviceActivityCenter: Sendable {
 
     private let connection: any DeviceActivityConnection
 
-    /// A center for this process's activities, kept in process (`InProcessDeviceActivity.shared`).
-    public convenience init() { self.init(connection: InProcessDeviceActivity.shared) }
+    /// A center for this app's activities, monitored by `screentimed` (`DaemonDeviceActivity.shared`).
+    public convenience init() { self.init(connection: DaemonDeviceActivity.shared) }
 
     /// A center whose activities `connection` keeps.
     public init(connection: any DeviceActivityConnection) { self.connection = connection }

@@ -7,7 +7,7 @@ import Synchronization
 /// through a `DeviceActivityCenter` on it are validated and monitored by the engine, and `handle(_:at:)` drives
 /// it with samples and wake-ups.
 public final class InProcessDeviceActivity: DeviceActivityConnection {
-    /// The connection `DeviceActivityCenter()` uses.
+    /// One engine for a whole test process.
     public static let shared = InProcessDeviceActivity(engine: ActivityEngine(timeZone: .current))
 
     private struct State {

@@ -5,11 +5,11 @@
 /// if AuthorizationCenter.shared.authorizationStatus == .approved { … }
 /// ```
 ///
-/// The decision is the connection's: the daemon's over D-Bus (a user limiting themselves is approved; `.child`
-/// needs a guardian, through polkit), or `InProcessAuthorization` for programs that run everything themselves.
+/// The decision is the connection's: the daemon's over D-Bus (`DaemonAuthorization`: a user limiting themselves is
+/// approved; `.child` needs guardian mode, not available yet), or `InProcessAuthorization` in tests.
 public final class AuthorizationCenter: Sendable {
-    /// The center of this process, deciding in process unless the daemon's connection is installed.
-    public static let shared = AuthorizationCenter(connection: InProcessAuthorization())
+    /// The center of this process, asking `screentimed`.
+    public static let shared = AuthorizationCenter(connection: DaemonAuthorization())
 
     private let connection: any AuthorizationConnection
 
@@ -24,6 +24,20 @@ public final class AuthorizationCenter: Sendable {
     /// - Throws: `FamilyControlsError` when it is declined or cannot be given.
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
         try await connection.requestAuthorization(for: member)
+    }
+
+    /// Asks for authorization to manage the person's own activity (`.individual`, as on iOS 15);
+    /// `completionHandler` gets the outcome.
+    public func requestAuthorization(completionHandler: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let connection = self.connection
+        Task {
+            do {
+                try await connection.requestAuthorization(for: .individual)
+                completionHandler(.success(()))
+            } catch {
+                completionHandler(.failure(error))
+            }
+        }
     }
 
     /// Withdraws this app's authorization; `completionHandler` gets the outcome.

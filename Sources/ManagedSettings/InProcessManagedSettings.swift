@@ -3,7 +3,7 @@ import Synchronization
 
 /// Settings stores kept in this process's memory, for programs that run the engine themselves and for tests.
 public final class InProcessManagedSettings: ManagedSettingsConnection {
-    /// The stores `ManagedSettingsStore(named:)` uses when no connection is given.
+    /// One set of stores for a whole test process.
     public static let shared = InProcessManagedSettings()
 
     private let stores = Mutex<[SettingsStoreName: ShieldSettings]>([:])

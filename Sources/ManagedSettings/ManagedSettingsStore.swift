@@ -21,8 +21,8 @@ public final class ManagedSettingsStore: Sendable {
     /// The default store.
     public convenience init() { self.init(named: .default) }
 
-    /// The store named `name`, shared by every `ManagedSettingsStore` of that name.
-    public convenience init(named name: Name) { self.init(named: name, connection: InProcessManagedSettings.shared) }
+    /// This app's store named `name`, kept and enforced by `screentimed` (`DaemonManagedSettings.shared`).
+    public convenience init(named name: Name) { self.init(named: name, connection: DaemonManagedSettings.shared) }
 
     /// The store named `name`, kept by `connection` (the daemon's, or an in-process one in tests).
     public init(named name: Name, connection: any ManagedSettingsConnection) {

@@ -105,6 +105,7 @@ public struct UsageDatabase: Sendable {
                 index: "extraTimeGrant_on_uid_time", on: ExtraTimeGrant.databaseTableName,
                 columns: ["uid", "grantedAtMilliseconds"])
         }
+        registerClientMigration(in: &migrator)
         return migrator
     }
 }

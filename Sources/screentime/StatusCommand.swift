@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinuxActivity
+import ScreenTimeBus
 import ScreenTimeDaemon
 import ScreenTimeEngine
 import ScreenTimeModel
@@ -39,16 +40,15 @@ struct DaemonOptions: ParsableArguments {
     }
 }
 
-/// `screentime status`: asks the running daemon for each limit's use, what remains, when it resets, and what is
-/// shielded now.
+/// `screentime status`: each limit's use, what remains, when it resets, and what is shielded now.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show each limit and downtime: used, remaining, next reset, shielded now.",
         discussion: """
-            Asks the running screentimed over D-Bus (org.screentime.ScreenTime1 on the session bus, the system bus \
-            with --system). Exit status: 0, or 3 when screentimed is not running (as systemctl status), 1 on another \
-            failure.
+            Asked of the running daemon over D-Bus (org.screentime.Daemon1.Status): the session bus's, or the \
+            system bus's with --system ($SCREENTIME_BUS_ADDRESS overrides both). Exits with 3 when screentimed is \
+            not running.
             """)
 
     @OptionGroup var daemon: DaemonOptions
@@ -56,31 +56,39 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
+    typealias Row = DaemonStatus.Row
+
+    /// The exit status when no daemon answers.
+    static let notRunningStatus: Int32 = 3
+
     func run() async throws {
-        let text: String
+        let environment = ProcessInfo.processInfo.environment
+        let endpoint: DaemonConnection.Endpoint =
+            environment["SCREENTIME_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : .address($0) }
+            ?? (daemon.system ? .system : .session)
+        let status: DaemonStatus
         do {
-            let bus = try daemon.system ? Bus.system() : Bus.connect(address: DesktopNotifier.sessionBusAddress())
-            guard bus.nameOwner(StatusBusService.name) != nil else { throw StatusUnavailable() }
-            let reply = try bus.call(
-                destination: StatusBusService.name, path: StatusBusService.path, interface: StatusBusService.interface,
-                member: "Status", timeout: .seconds(5))
-            guard let answer = reply.readString() else { throw StatusUnavailable() }
-            text = answer
+            let text = try DaemonConnection(endpoint).callForString(.daemon, "Status")
+            status = try BusJSON.decode(DaemonStatus.self, from: text)
         } catch {
-            printError("screentimed is not running" + (error is StatusUnavailable ? "" : " (\(error))"))
-            throw ExitCode(3)
+            if error.code == .unavailable {
+                printError("screentimed is not running")
+                throw ExitCode(Self.notRunningStatus)
+            }
+            printError("screentime: \(error)")
+            throw ExitCode(1)
         }
         if json {
-            print(text)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(status), as: UTF8.self))
             return
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let status = try decoder.decode(DaemonStatus.self, from: Data(text.utf8))
         let formatter = DateFormatter()
         formatter.dateFormat = "EEE HH:mm:ss"
         printText("screentimed (\(status.mode)) as of \(formatter.string(from: status.asOf)), policy \(status.policyPath)")
-        if let error = status.policyError { printText("  policy refused, the previous one stays in force: \(error)") }
+        if let error = status.policyError { printText("  policy refused, the previous one stays in force:\n\(error)") }
         if let fault = status.storeFault { printText("  usage store: \(fault); enforcing from memory") }
         for path in status.movedAside { printText("  a damaged usage database was moved aside: \(path)") }
         for row in status.rows {
@@ -99,9 +107,6 @@ struct StatusCommand: AsyncParsableCommand {
         seconds.map { NowTable.format(.seconds($0)) } ?? "-"
     }
 }
-
-/// No daemon owns the bus name, or it gave no status.
-private struct StatusUnavailable: Error {}
 
 /// `screentime report`: usage per app and category.
 struct ReportCommand: AsyncParsableCommand {

@@ -27,7 +27,8 @@ let sampleSchedule = DeviceActivitySchedule(
 )
 
 final class SampleMonitor: DeviceActivityMonitor {
-    let store = ManagedSettingsStore(named: .social)
+    // `ManagedSettingsStore(named: .social)` in an app: the daemon's store. Here the same store kept in process.
+    let store = ManagedSettingsStore(named: .social, connection: InProcessManagedSettings.shared)
     let selection = FamilyActivitySelection(
         applicationTokens: [ApplicationToken(rawValue: "chat")],
         categoryTokens: [ActivityCategoryToken(rawValue: "social")])

@@ -11,13 +11,13 @@ public final class Bus: @unchecked Sendable {
     // Invariant: sd-bus objects are not thread-safe. A Bus is used by one thread at a time: its owner keeps it on one
     // task or thread (logind's reader, a focus source's event thread once its initialiser returns) or behind a lock
     // (the desktop notifier). Nothing else touches `handle`, the slots or the handlers.
-    private let handle: OpaquePointer
+    package let handle: OpaquePointer
     private var slots: [OpaquePointer] = []
     private var handlers: [Unmanaged<HandlerBox>] = []
     /// What the connection reaches, for messages: `the system bus` or `the bus at ADDRESS`.
     private let peer: String
 
-    private init(handle: OpaquePointer, peer: String) {
+    init(handle: OpaquePointer, peer: String) {
         self.handle = handle
         self.peer = peer
     }

@@ -9,7 +9,7 @@ import SystemPackage
 /// a call.
 public final class BusMessage {
     // Holds one reference to the sd_bus_message for its lifetime.
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// Wraps a message whose reference the caller hands over.
     init(taking pointer: OpaquePointer) { self.pointer = pointer }
@@ -17,7 +17,7 @@ public final class BusMessage {
     /// Wraps a message owned by sd-bus (a handler's argument), taking a reference of its own.
     ///
     /// The C function is `sd_bus_message_ref(3)`.
-    init(borrowing pointer: OpaquePointer) { self.pointer = sd_bus_message_ref(pointer) }
+    package init(borrowing pointer: OpaquePointer) { self.pointer = sd_bus_message_ref(pointer) }
 
     /// The C function is `sd_bus_message_unref(3)`.
     deinit { sd_bus_message_unref(pointer) }
@@ -135,7 +135,7 @@ public final class BusMessage {
     // MARK: Writing
 
     /// Appends `values` in order. Returns 0 or a negative errno.
-    func append(_ values: [BusValue]) -> Int32 {
+    package func append(_ values: [BusValue]) -> Int32 {
         for value in values {
             let result =
                 switch value {

@@ -2,6 +2,7 @@ import Enforcement
 import Foundation
 import LinuxActivity
 import Logging
+import ScreenTimeBus
 import ServiceLifecycle
 import Synchronization
 import ScreenTimeEngine
@@ -22,8 +23,12 @@ public final class Daemon {
     /// Writes the ledger and the snapshot file on its own task; the tick hands it a batch every flush interval.
     public let storeWriter: StoreWriter
     let enforcer: Enforcer
-    /// Answers `screentime status` and other clients on D-Bus from the status published here.
-    public let statusService: StatusBusService
+    /// The D-Bus service's requests, answered on the loop's thread (`Daemon+Bus.swift`).
+    public let busRequests = BusRequestQueue()
+    /// What the D-Bus clients keep in the daemon: their authorization, activities and stores.
+    var clients = ClientRegistry()
+    /// Whether the clients' records were read back from the ledger (it opens after the start).
+    var clientsRestored = false
     private let tokenizer: Tokenizer
     private let notifier: (any DaemonNotifier)?
     let logger: Logger
@@ -78,7 +83,6 @@ public final class Daemon {
             stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer,
             confiner: ServiceManagerConfiner(system: settings.system, logger: logger))
         runtime = DaemonRuntime(settings: settings)
-        statusService = StatusBusService(system: settings.system, logger: logger)
     }
 
     /// Restores the engine's snapshot and with it every shield in force, takes over what the last run held (nothing
@@ -106,11 +110,9 @@ public final class Daemon {
                 policy: loaded, appToken: { self.tokenizer.token(for: $0) },
                 categoryToken: { self.tokenizer.token(for: $0) })
             perform(runtime.handle(.policyLoaded(loaded, plan), at: now))
-            publishStatus(at: now)
             return nil
         } catch {
             perform(runtime.handle(.policyRefused(error), at: now))
-            publishStatus(at: now)
             return error
         }
     }
@@ -129,10 +131,8 @@ public final class Daemon {
     public func tick(at now: Now) {
         let snapshot = collector.tick(
             now: .nanoseconds(now.monotonic.nanoseconds), wallNow: now.wallClock.secondsSince1970)
-        let actions = runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now)
-        perform(actions)
-        // What status shows changes with what is written: published with each flush, not each tick.
-        if actions.contains(where: { if case .write = $0 { true } else { false } }) { publishStatus(at: now) }
+        perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
+        if !clientsRestored { restoreClients(at: now) }
         for answer in notifier?.takeAnswers() ?? [] { perform(runtime.handle(.answered(answer), at: now)) }
         let health = storeWriter.health
         if health.fault != runtime.storeFault { perform(runtime.handle(.storeFault(health.fault), at: now)) }
@@ -150,6 +150,7 @@ public final class Daemon {
     public func stop(at now: Now) {
         perform([runtime.flush(at: now)])
         storeWriter.finish()
+        instanceLock.release()
     }
 
     /// The daemon's services, in the order of a `ServiceGroup`: started together, stopped in reverse order, so the
@@ -158,15 +159,12 @@ public final class Daemon {
     public func services(logger: Logger, systemd: SystemdNotifier = SystemdNotifier()) -> [any Service] {
         var services: [any Service] = [storeWriter]
         if let notifier = notifier as? any Service { services.append(notifier) }
-        services += [
-            statusService, CollectorService(collector: collector),
-            EngineLoop(daemon: self, logger: logger, systemd: systemd),
-        ]
+        services += [CollectorService(collector: collector), EngineLoop(daemon: self, logger: logger, systemd: systemd)]
+        // Last, so it stops first: no request arrives for a loop that has ended.
+        if let endpoint = settings.busEndpoint {
+            services.append(ScreenTimeBusServer(endpoint: endpoint, requests: busRequests, logger: logger))
+        }
         return services
-    }
-
-    private func publishStatus(at now: Now) {
-        statusService.publish(DaemonStatus(runtime: runtime, at: now, movedAside: storeWriter.health.movedAside))
     }
 
     // MARK: - Actions
@@ -186,6 +184,8 @@ public final class Daemon {
                 logger.log(level: level, "\(message)", metadata: metadata)
             case .limitReached(let instant):
                 limitReachedNanoseconds.store(instant.nanoseconds, ordering: .releasing)
+            case .announce(let engineAction):
+                publishToBus(engineAction)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LinuxActivity
+import ScreenTimeBus
 import ScreenTimeModel
 
 /// Where the daemon keeps things and how it samples.
@@ -17,6 +18,11 @@ public struct DaemonSettings: Sendable {
     /// The ledger and the engine snapshot are written at least this often (and on stop).
     public var flushInterval: Duration = .seconds(1)
     public var idleTimeout: Duration = .seconds(180)
+    /// Where the D-Bus service is offered: the session bus (individual mode), the system bus (guardian mode), or
+    /// nowhere (nil).
+    public var busEndpoint: DaemonConnection.Endpoint?
+    /// The limits each D-Bus client's activities obey.
+    public var clientLimits = ClientLimits.apple
 
     /// The defaults of individual mode for the calling user (XDG directories), or of guardian mode.
     public static func defaults(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
@@ -31,7 +37,7 @@ public struct DaemonSettings: Sendable {
             system: system, policyPath: policy, databasePath: state + "/usage.sqlite",
             enforcementStatePath: state + "/enforcement.json",
             tokenKeyPath: Tokenizer.defaultKeyPath(system: system, environment: environment),
-            users: system ? nil : [UserID(getuid())])
+            users: system ? nil : [UserID(getuid())], busEndpoint: system ? .system : .session)
     }
 
     /// The engine's snapshot as a file beside the ledger.

@@ -5,7 +5,7 @@ import Glibc
 /// the same folder refuses to start, and `screentime stop --release` can tell that no daemon runs any more (the
 /// kernel drops the lock when the process ends, however it ends).
 public final class InstanceLock {
-    private let descriptor: Int32
+    private var descriptor: Int32
 
     /// Takes the lock at `path`, creating the file (mode 0600, links not followed) and its folder as needed.
     ///
@@ -18,7 +18,13 @@ public final class InstanceLock {
         guard descriptor >= 0 else {
             throw DaemonStartError("cannot open the lock file \(path): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A daemon that is stopping may hold it a moment longer: wait up to two seconds for it.
+        var locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        for _ in 0..<100 where !locked && errno == EWOULDBLOCK {
+            usleep(20_000)
+            locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        }
+        guard locked else {
             let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
             close(descriptor)
             throw DaemonStartError(
@@ -29,7 +35,14 @@ public final class InstanceLock {
         _ = pid.withCString { pwrite(descriptor, $0, strlen($0), 0) }
     }
 
-    deinit { close(descriptor) }
+    deinit { release() }
+
+    /// Drops the lock (closing its file), once the daemon no longer enforces anything; again does nothing.
+    public func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
 
     /// Whether a process holds the lock at `path` now.
     public static func isHeld(at path: String) -> Bool {

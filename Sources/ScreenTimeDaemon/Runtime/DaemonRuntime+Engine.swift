@@ -70,6 +70,7 @@ extension DaemonRuntime {
         var queue = engineActions[...]
         while let action = queue.popFirst() {
             if let call = extensionCall(for: action) { actions.append(call) }
+            if action.isMonitorCallback { actions.append(.announce(action)) }
             switch action {
             case .intervalDidStart(let activity):
                 if let downtime = plan.downtimeShields[activity] {
@@ -122,6 +123,7 @@ extension DaemonRuntime {
                         extraTimeLabel: extra))
             case .shieldChanged(let user, let shield):
                 setShield(shield.isEmpty ? nil : shield, for: user)
+                actions.append(.announce(action))
             case .scheduleWakeUp(let instant):
                 wakeUp = instant
             case .cancelWakeUp:

@@ -48,6 +48,8 @@ public struct DaemonRuntime {
         case log(Logger.Level, String, Logger.Metadata)
         /// A limit was reached at this instant (for measuring shield latency).
         case limitReached(MonotonicInstant)
+        /// A monitor callback or a user's new shield, for listeners (the D-Bus signals).
+        case announce(ActivityEngine.Action)
     }
 
     public let settings: DaemonSettings

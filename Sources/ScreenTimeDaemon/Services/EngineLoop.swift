@@ -4,6 +4,7 @@ import Glibc
 import LinuxActivity
 import Logging
 import ScreenTimeEngine
+import ScreenTimeBus
 import ServiceLifecycle
 import SystemPackage
 
@@ -48,6 +49,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
             throw DaemonServiceError(.loopFailed, "cannot set up the engine loop's wait (epoll)", errno: error)
         }
         daemon.start(at: Clocks.now())
+        daemon.busRequests.attachLoop(thread.wakeup)
         // SIGHUP wakes the loop through its own pipe: no task (and no libdispatch signal source) waits for it.
         if clinux_trap_sighup(thread.wakeup.signallingDescriptor.rawValue) != 0 {
             logger.error("cannot handle SIGHUP; edits of the policy file still reload it")
@@ -64,6 +66,8 @@ public final class EngineLoop: Service, @unchecked Sendable {
         }
         // The handler must stop writing to the pipe before the pipe is closed (and its number reused).
         withExtendedLifetime(thread) { _ = clinux_trap_sighup(-1) }
+        daemon.busRequests.attachLoop(nil)
+        daemon.busRequests.refusePending(ScreenTimeBusError(.unavailable, "screentimed is stopping"))
         _ = try? systemd.stopping()
         daemon.stop(at: Clocks.now())
         logger.info("engine loop stopped")
@@ -98,6 +102,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 _ = try? systemd.ready()
                 ticksUntilRelease = Self.ticksBeforeRelease
             }
+            daemon.answerBusRequests(at: now)
             let changed = sleep.files.changes(reported: filesReported)
             if changed.timeZone {
                 SystemTimeZone.checkForChange()

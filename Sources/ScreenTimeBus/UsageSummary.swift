@@ -1,0 +1,54 @@
+import Foundation
+import ScreenTimeModel
+
+/// What `org.screentime.Usage1.Report` answers (and each element of `Segments`), as JSON: one user's use of a
+/// stretch of time, by app and category, from the daemon's usage store.
+public struct UsageSummary: Codable, Hashable, Sendable {
+    /// The longest stretch of one app in front.
+    public struct LongestActivity: Codable, Hashable, Sendable {
+        public var application: ApplicationToken
+        public var category: ActivityCategoryToken
+        public var start: Date
+        public var end: Date
+
+        /// A stretch of `application` from `start` to `end`.
+        public init(application: ApplicationToken, category: ActivityCategoryToken, start: Date, end: Date) {
+            self.application = application
+            self.category = category
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// Where the stretch starts (inclusive).
+    public var start: Date
+    /// Where it ends (exclusive).
+    public var end: Date
+    /// Seconds of use in total.
+    public var totalSeconds: Double
+    /// Seconds of use by application token.
+    public var applicationSeconds: [String: Double]
+    /// Seconds of use by category token.
+    public var categorySeconds: [String: Double]
+    /// How many times a session was picked up.
+    public var pickups: Int
+    /// The first pickup, if any.
+    public var firstPickup: Date?
+    /// The longest stretch of one app, if any.
+    public var longestActivity: LongestActivity?
+
+    /// A summary with every field given.
+    public init(
+        start: Date, end: Date, totalSeconds: Double, applicationSeconds: [String: Double],
+        categorySeconds: [String: Double], pickups: Int, firstPickup: Date?, longestActivity: LongestActivity?
+    ) {
+        self.start = start
+        self.end = end
+        self.totalSeconds = totalSeconds
+        self.applicationSeconds = applicationSeconds
+        self.categorySeconds = categorySeconds
+        self.pickups = pickups
+        self.firstPickup = firstPickup
+        self.longestActivity = longestActivity
+    }
+}

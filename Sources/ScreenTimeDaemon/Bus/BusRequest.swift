@@ -1,0 +1,125 @@
+import Foundation
+import LinuxActivity
+import ScreenTimeBus
+import ScreenTimeEngine
+
+/// One method call of the daemon's D-Bus API that reads or changes the daemon's state, as the bus thread hands it
+/// to the engine loop's thread. The caller is not part of it: the handler learns the client from the caller's
+/// process, never from an argument.
+public enum BusRequest: Hashable, Sendable {
+    /// `Daemon1.Status`: every limit's and downtime's state.
+    case status
+    /// `Daemon1.Reload`: read the policy file again.
+    case reload
+    /// `Authorization1.RequestAuthorization(member)`: `individual` or `child`.
+    case requestAuthorization(member: String)
+    /// `Authorization1.AuthorizationStatus`.
+    case authorizationStatus
+    /// `Authorization1.RevokeAuthorization`.
+    case revokeAuthorization
+    /// `Activities1.StartMonitoring(activity, activity_json)`.
+    case startMonitoring(activity: String, json: String)
+    /// `Activities1.StopMonitoring(activities)`; empty: all of the client's.
+    case stopMonitoring([String])
+    /// `Activities1.Activities`.
+    case activities
+    /// `Activities1.Activity(activity)`: the JSON it was started with.
+    case activity(String)
+    /// `Activities1.RemainingTime(activity, event)`.
+    case remainingTime(activity: String, event: String)
+    /// `Settings1.Settings(store)`.
+    case settings(store: String)
+    /// `Settings1.SetSettings(store, settings_json)`.
+    case setSettings(store: String, json: String)
+    /// `Settings1.ClearSetting(store, key)`.
+    case clearSetting(store: String, key: String)
+    /// `Settings1.ClearAllSettings`: every store of the client.
+    case clearAllSettings
+    /// `Settings1.Stores`.
+    case stores
+    /// `Usage1.Report(from_ms, to_ms)`.
+    case report(from: Date, to: Date)
+    /// `Usage1.Segments(segment, from_ms, to_ms)`: `hourly`, `daily` or `weekly`.
+    case segments(String, from: Date, to: Date)
+    /// `Catalog1.Applications`.
+    case applications
+    /// `Catalog1.Application(bundle_identifier)`.
+    case application(String)
+
+    /// The request a call of `interface`.`member` with `arguments` makes; sd-bus has checked the arguments'
+    /// signature against the vtable already.
+    ///
+    /// - Throws: `.invalidArgument` for a method this type doesn't know or arguments it can't use.
+    public init(
+        interface: ScreenTimeBusName.Interface, member: String, arguments: [BusValue]
+    ) throws(ScreenTimeBusError) {
+        let strings = arguments.compactMap(\.stringValue)
+        func string(_ index: Int) -> String { index < strings.count ? strings[index] : "" }
+        func milliseconds(_ index: Int) -> Date? {
+            guard index < arguments.count, case .int64(let value) = arguments[index] else { return nil }
+            return Date(timeIntervalSince1970: TimeInterval(value) / 1000)
+        }
+        switch (interface, member) {
+        case (.daemon, "Status"): self = .status
+        case (.daemon, "Reload"): self = .reload
+        case (.authorization, "RequestAuthorization"): self = .requestAuthorization(member: string(0))
+        case (.authorization, "AuthorizationStatus"): self = .authorizationStatus
+        case (.authorization, "RevokeAuthorization"): self = .revokeAuthorization
+        case (.activities, "StartMonitoring"): self = .startMonitoring(activity: string(0), json: string(1))
+        case (.activities, "StopMonitoring"):
+            guard case .array(_, let names)? = arguments.first else { throw Self.malformed(member) }
+            self = .stopMonitoring(names.compactMap(\.stringValue))
+        case (.activities, "Activities"): self = .activities
+        case (.activities, "Activity"): self = .activity(string(0))
+        case (.activities, "RemainingTime"): self = .remainingTime(activity: string(0), event: string(1))
+        case (.settings, "Settings"): self = .settings(store: string(0))
+        case (.settings, "SetSettings"): self = .setSettings(store: string(0), json: string(1))
+        case (.settings, "ClearSetting"): self = .clearSetting(store: string(0), key: string(1))
+        case (.settings, "ClearAllSettings"): self = .clearAllSettings
+        case (.settings, "Stores"): self = .stores
+        case (.usage, "Report"):
+            guard let from = milliseconds(0), let to = milliseconds(1) else { throw Self.malformed(member) }
+            self = .report(from: from, to: to)
+        case (.usage, "Segments"):
+            guard let from = milliseconds(1), let to = milliseconds(2) else { throw Self.malformed(member) }
+            self = .segments(string(0), from: from, to: to)
+        case (.catalog, "Applications"): self = .applications
+        case (.catalog, "Application"): self = .application(string(0))
+        default:
+            throw ScreenTimeBusError(.invalidArgument, "\(interface.rawValue) has no method \(member)")
+        }
+    }
+
+    private static func malformed(_ member: String) -> ScreenTimeBusError {
+        ScreenTimeBusError(.invalidArgument, "the arguments of \(member) could not be read")
+    }
+}
+
+/// What the daemon answers a `BusRequest` with, as the reply's arguments.
+public enum BusAnswer: Hashable, Sendable {
+    /// No arguments.
+    case nothing
+    /// One string (`s`): a status, or JSON.
+    case text(String)
+    /// An array of strings (`as`).
+    case texts([String])
+    /// Two durations in whole seconds (`tt`): used and remaining.
+    case seconds(used: UInt64, remaining: UInt64)
+
+    /// The reply's arguments.
+    public var values: [BusValue] {
+        switch self {
+        case .nothing: []
+        case .text(let text): [.string(text)]
+        case .texts(let texts): [.array(elementSignature: "s", texts.map(BusValue.string))]
+        case .seconds(let used, let remaining): [.uint64(used), .uint64(remaining)]
+        }
+    }
+}
+
+/// What answers the daemon's D-Bus requests: the `Daemon`, on its engine loop's thread. A test may answer them with
+/// anything else.
+public protocol BusRequestHandler: AnyObject {
+    /// Answers `request` from the process `caller` at `now`, or says why not.
+    func answer(_ request: BusRequest, from caller: CallerProcess, at now: Now) -> Result<BusAnswer, ScreenTimeBusError>
+}

@@ -1,0 +1,255 @@
+import CScreenTimeBus
+import CSystemd
+import LinuxActivity
+import Logging
+import ScreenTimeBus
+import ServiceLifecycle
+import Synchronization
+import SystemPackage
+
+/// The daemon's D-Bus service, `org.screentime.ScreenTime1` at `/org/screentime/ScreenTime1`, as a service: its own
+/// thread waits on the bus connection and on a wake-up descriptor. A method call becomes a `BusRequest` queued for
+/// the engine loop's thread; the call message stays referenced until the loop's answer comes back, and the reply is
+/// sent from this thread (sd-bus connections are not thread-safe). Properties are read from the state the loop
+/// published last; signals the loop queued are sent when they come.
+public final class ScreenTimeBusServer: Service, @unchecked Sendable {
+    // @unchecked: the stored properties are immutable and Sendable but for `logger` (a value) and `endpoint`.
+    private let endpoint: DaemonConnection.Endpoint
+    private let requests: BusRequestQueue
+    private let logger: Logger
+
+    /// A server on `endpoint` that hands requests to `requests`.
+    public init(endpoint: DaemonConnection.Endpoint, requests: BusRequestQueue, logger: Logger) {
+        self.endpoint = endpoint
+        self.requests = requests
+        self.logger = logger
+    }
+
+    private func open() throws(DaemonServiceError) -> Bus {
+        do {
+            switch endpoint {
+            case .session: return try Bus.session()
+            case .system: return try Bus.system()
+            case .address(let address): return try Bus.connect(address: address)
+            }
+        } catch {
+            throw DaemonServiceError(.busUnavailable, "cannot connect the D-Bus service to \(endpoint): \(error)")
+        }
+    }
+
+    /// Serves until the group shuts down. A bus that can't be reached, or a name another daemon owns, leaves the
+    /// daemon running without its API (logged as an error), so limits are still enforced.
+    public func run() async throws {
+        let bus: Bus
+        let thread: EventThread
+        let connection: ServerConnection
+        do {
+            bus = try open()
+            do { thread = try EventThread() } catch {
+                throw DaemonServiceError(.busUnavailable, "cannot create the bus thread's wake-up pipe", errno: error)
+            }
+            connection = ServerConnection(bus: bus, requests: requests, wakeup: thread.wakeup, logger: logger)
+            try connection.export()
+            do { try bus.requestName(ScreenTimeBusName.service) } catch {
+                connection.unexport()
+                throw DaemonServiceError(
+                    .busUnavailable,
+                    "cannot own \(ScreenTimeBusName.service) on \(endpoint): is another screentimed running? (\(error))")
+            }
+        } catch {
+            logger.error("the D-Bus API is not offered", metadata: ["error": "\(error)"])
+            try? await gracefulShutdown()
+            return
+        }
+        defer { connection.unexport() }
+        requests.attachServer(thread.wakeup)
+        logger.info("serving D-Bus", metadata: ["name": "\(ScreenTimeBusName.service)", "bus": "\(endpoint)"])
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                thread.start(name: "bus") {
+                    connection.serve(until: thread)
+                    done.resume()
+                }
+            }
+        } onGracefulShutdown: {
+            thread.requestStop()
+        }
+        requests.attachServer(nil)
+        bus.releaseName(ScreenTimeBusName.service)
+        bus.flush()
+    }
+}
+
+/// The connection's side of the server: the exported vtables, the callbacks sd-bus calls, and the replies and
+/// signals waiting to be sent. @unchecked Sendable: `bus`, the slots and `handlers` are used only by the bus thread
+/// once `serve` runs (and by `run()` before and after); `replies` is behind its lock.
+private final class ServerConnection: @unchecked Sendable {
+    let bus: Bus
+    let requests: BusRequestQueue
+    let wakeup: WakeupDescriptor
+    let logger: Logger
+    private let replies = Mutex<[PendingReply]>([])
+    private var handlers = UnsafeMutablePointer<stbus_handlers>.allocate(capacity: 1)
+    private var slots = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: Int(stbus_interface_count))
+
+    init(bus: Bus, requests: BusRequestQueue, wakeup: WakeupDescriptor, logger: Logger) {
+        self.bus = bus
+        self.requests = requests
+        self.wakeup = wakeup
+        self.logger = logger
+        slots.initialize(repeating: nil, count: Int(stbus_interface_count))
+    }
+
+    deinit {
+        handlers.deallocate()
+        slots.deallocate()
+    }
+
+    /// Adds the vtables of every interface to the bus.
+    ///
+    /// The C function is `sd_bus_add_object_vtable(3)`, through `stbus_export`.
+    func export() throws(DaemonServiceError) {
+        handlers.initialize(
+            to: stbus_handlers(
+                method: serverMethod, property: serverProperty, context: Unmanaged.passUnretained(self).toOpaque()))
+        let result = stbus_export(bus.handle, handlers, slots)
+        guard result >= 0 else {
+            throw DaemonServiceError(
+                .busUnavailable, "cannot export \(ScreenTimeBusName.objectPath)", errno: Errno(rawValue: -result))
+        }
+    }
+
+    /// Removes the vtables. The C function is `sd_bus_slot_unref(3)`.
+    func unexport() {
+        for index in 0..<Int(stbus_interface_count) { slots[index] = sd_bus_slot_unref(slots[index]) }
+    }
+
+    /// Handles calls, sends replies and signals until `thread` is asked to stop.
+    func serve(until thread: EventThread) {
+        let descriptors: DescriptorSet
+        do { descriptors = try DescriptorSet([bus.fileDescriptor, wakeup.fileDescriptor]) } catch {
+            logger.error("the bus thread cannot wait (epoll)", metadata: ["error": "\(error)"])
+            return
+        }
+        while !thread.isStopping {
+            do { try bus.processPending() } catch {
+                logger.error("the D-Bus service lost its bus", metadata: ["error": "\(error)"])
+                return
+            }
+            sendReplies()
+            sendSignals()
+            bus.flush()
+            if descriptors.wait(timeoutMilliseconds: -1) & 0b10 != 0 { wakeup.drain() }
+        }
+        sendReplies()
+        sendSignals()
+        bus.flush()
+    }
+
+    /// Answers one method call: queues its request for the loop and keeps the message until the answer.
+    func handle(_ message: BusMessage, error: UnsafeMutablePointer<sd_bus_error>) -> Int32 {
+        let request: BusRequest
+        let caller: CallerProcess
+        do throws(ScreenTimeBusError) {
+            guard let interface = message.interface.flatMap(ScreenTimeBusName.Interface.init(rawValue:)) else {
+                throw ScreenTimeBusError(.invalidArgument, "unknown interface \(message.interface ?? "")")
+            }
+            request = try BusRequest(interface: interface, member: message.member ?? "", arguments: message.readAll())
+            guard let credentials = try? message.senderCredentials(), let process = CallerProcess(credentials) else {
+                throw ScreenTimeBusError(
+                    .notAuthorized, "the bus did not vouch for the caller's process, or it has already exited")
+            }
+            caller = process
+        } catch let failure {
+            return sd_bus_error_set(error, failure.code.rawValue, failure.wireMessage)
+        }
+        let pending = PendingReply(message: message)
+        requests.submit(request, from: caller) { [self] answer in
+            pending.answer = answer
+            replies.withLock { $0.append(pending) }
+            wakeup.signal()
+        }
+        return 1
+    }
+
+    /// Appends the value of a `Daemon1` property.
+    func property(_ name: String, to reply: BusMessage) -> Int32 {
+        let state = requests.state
+        let value: BusValue =
+            switch name {
+            case "Version": .string(state.version)
+            case "Mode": .string(state.mode)
+            case "PolicyPath": .string(state.policyPath)
+            case "PolicyError": .string(state.policyError)
+            case "ShieldedUsers": .uint32(state.shieldedUsers)
+            case "StoreMovedAside": .string(state.storeMovedAside)
+            default: .string("")
+            }
+        return reply.append([value])
+    }
+
+    private func sendReplies() {
+        let ready = replies.withLock { queued -> [PendingReply] in
+            defer { queued = [] }
+            return queued
+        }
+        for reply in ready {
+            do throws(LinuxActivityError) {
+                switch reply.answer {
+                case .success(let answer): try reply.message.reply(answer.values)
+                case .failure(let refusal):
+                    try reply.message.replyError(name: refusal.code.rawValue, message: refusal.wireMessage)
+                case nil: break
+                }
+            } catch {
+                logger.warning("cannot answer a D-Bus call", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func sendSignals() {
+        for signal in requests.takeSignals() {
+            let path = ScreenTimeBusName.objectPath
+            do throws(LinuxActivityError) {
+                switch signal {
+                case .callback(let user, let client, let callback, let activity, let event):
+                    try bus.emitSignal(
+                        path: path, interface: ScreenTimeBusName.Interface.activities.rawValue, member: "Callback",
+                        arguments: [
+                            .uint32(user.rawValue), .string(client.rawValue), .string(callback.rawValue),
+                            .string(activity), .string(event),
+                        ])
+                case .shieldChanged(let user, let json):
+                    try bus.emitSignal(
+                        path: path, interface: ScreenTimeBusName.Interface.settings.rawValue, member: "ShieldChanged",
+                        arguments: [.uint32(user.rawValue), .string(json)])
+                case .daemonPropertiesChanged:
+                    _ = stbus_emit_daemon_properties_changed(bus.handle)
+                }
+            } catch {
+                logger.warning("cannot emit a D-Bus signal", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// A method call waiting for the loop's answer. @unchecked Sendable: `message` is touched only by the bus thread
+/// (created in the method handler, replied in `sendReplies`); `answer` is written by the loop's thread before the
+/// reply is queued under the queue's lock, and read by the bus thread after taking it from that queue.
+private final class PendingReply: @unchecked Sendable {
+    let message: BusMessage
+    var answer: Result<BusAnswer, ScreenTimeBusError>?
+    init(message: BusMessage) { self.message = message }
+}
+
+private let serverMethod: stbus_method_fn = { message, context, error in
+    guard let message, let context, let error else { return -22 }
+    let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+    return connection.handle(BusMessage(borrowing: message), error: error)
+}
+
+private let serverProperty: stbus_property_fn = { interface, property, reply, context, _ in
+    guard let property, let reply, let context else { return -22 }
+    let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+    return connection.property(String(cString: property), to: BusMessage(borrowing: reply))
+}

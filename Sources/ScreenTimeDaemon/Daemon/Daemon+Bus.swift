@@ -1,0 +1,138 @@
+import Foundation
+import LinuxActivity
+import ScreenTimeBus
+import ScreenTimeEngine
+import ScreenTimeModel
+
+/// The daemon as the one real `BusRequestHandler`: it answers its D-Bus clients on the engine loop's thread, where
+/// it owns the engine, the collector and the store.
+extension Daemon: BusRequestHandler {
+    /// Answers the D-Bus requests queued since the last pass and publishes the state the properties show; the engine
+    /// loop calls it at each pass (cheap when nothing is queued and nothing changed).
+    public func answerBusRequests(at now: Now) {
+        busRequests.answerPending(with: self, at: now)
+        var state = DaemonBusState()
+        state.mode = settings.system ? "guardian" : "individual"
+        state.policyPath = settings.policyPath
+        state.policyError = runtime.policyError.map { "\($0)" } ?? ""
+        state.shieldedUsers = UInt32(clamping: shieldedUsers)
+        state.storeMovedAside = storeWriter.health.movedAside.last ?? ""
+        busRequests.publish(state)
+    }
+
+    public func answer(_ request: BusRequest, from caller: CallerProcess, at now: Now)
+        -> Result<BusAnswer, ScreenTimeBusError>
+    {
+        do throws(ScreenTimeBusError) {
+            return .success(try respond(to: request, from: caller, at: now))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func respond(to request: BusRequest, from caller: CallerProcess, at now: Now)
+        throws(ScreenTimeBusError) -> BusAnswer
+    {
+        switch request {
+        case .status: return .text(try BusJSON.encode(status(at: now)))
+        case .reload:
+            if let error = reload(at: now) { throw ScreenTimeBusError(.invalidPolicy, "\(error)") }
+            return .nothing
+        case .applications:
+            return .text(try BusJSON.encode(collector.catalog(for: caller.credentials.user).installedApps()))
+        case .application(let id):
+            guard !id.isEmpty else { throw ScreenTimeBusError(.invalidArgument, "an application's id is empty") }
+            return .text(try BusJSON.encode(collector.catalog(for: caller.credentials.user).label(for: AppID(id))))
+        default: break
+        }
+        let client = try client(of: caller)
+        switch request {
+        case .requestAuthorization(let member): return .text(try requestAuthorization(for: member, by: client, at: now))
+        case .authorizationStatus: return .text(clients.authorizations[client] ?? "notDetermined")
+        case .revokeAuthorization:
+            try saveAuthorization("denied", of: client, at: now)
+            return .nothing
+        default:
+            guard clients.authorizations[client] == "approved" else {
+                throw ScreenTimeBusError(
+                    .notAuthorized,
+                    "\(client) is not authorized: call org.screentime.Authorization1.RequestAuthorization first")
+            }
+        }
+        return try respondToClient(request, from: client, at: now)
+    }
+
+    /// The client a calling process is: its user, and its app as the collector resolves it.
+    private func client(of caller: CallerProcess) throws(ScreenTimeBusError) -> BusClient {
+        let user = caller.credentials.user
+        guard settings.users?.contains(user) ?? true else {
+            throw ScreenTimeBusError(.notAuthorized, "uid \(user.rawValue) is not a user this daemon limits")
+        }
+        guard let app = collector.application(of: caller) else {
+            throw ScreenTimeBusError(
+                .notAuthorized,
+                "cannot identify the app of process \(caller.credentials.process.rawValue): it exited, or its "
+                    + "executable can't be read")
+        }
+        return BusClient(user: user, app: app.id)
+    }
+
+    private func requestAuthorization(for member: String, by client: BusClient, at now: Now)
+        throws(ScreenTimeBusError) -> String
+    {
+        switch member {
+        case "individual":
+            // A person may always limit themselves; the session bus reaches only the user's own daemon.
+            try saveAuthorization("approved", of: client, at: now)
+            return "approved"
+        case "child":
+            throw ScreenTimeBusError(
+                .guardianModeUnavailable,
+                "authorization for a child needs a guardian, through the system daemon in guardian mode, which is "
+                    + "not available yet; ask for .individual to limit your own use")
+        default:
+            throw ScreenTimeBusError(.invalidArgument, "unknown member \"\(member)\": use individual or child")
+        }
+    }
+
+    private func saveAuthorization(_ status: String, of client: BusClient, at now: Now) throws(ScreenTimeBusError) {
+        try persist(.authorization, name: "", json: status, of: client, at: now)
+        clients.authorizations[client] = status
+    }
+
+    // MARK: - Status
+
+    /// Every limit's and downtime's state for each user the daemon limits, and the policy's and the store's state.
+    func status(at now: Now) -> DaemonStatus {
+        DaemonStatus(runtime: runtime, at: now, movedAside: storeWriter.health.movedAside)
+    }
+
+    static func date(_ instant: WallClockInstant) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(instant.nanosecondsSince1970) / 1e9)
+    }
+
+    // MARK: - Signals
+
+    /// Queues the signal an engine action makes: a callback of a client's activity, or a user's new shield.
+    func publishToBus(_ action: ActivityEngine.Action) {
+        let callback: (MonitorCallback, DeviceActivityName, ActivityEventName?)
+        switch action {
+        case .intervalDidStart(let activity): callback = (.intervalDidStart, activity, nil)
+        case .intervalDidEnd(let activity): callback = (.intervalDidEnd, activity, nil)
+        case .intervalWillStartWarning(let activity): callback = (.intervalWillStartWarning, activity, nil)
+        case .intervalWillEndWarning(let activity): callback = (.intervalWillEndWarning, activity, nil)
+        case .eventWillReachThresholdWarning(let event, let activity, _):
+            callback = (.eventWillReachThresholdWarning, activity, event)
+        case .eventDidReachThreshold(let event, let activity, _): callback = (.eventDidReachThreshold, activity, event)
+        case .shieldChanged(let user, let shield):
+            if let json = try? BusJSON.encode(shield) { busRequests.emit(.shieldChanged(user: user, json: json)) }
+            return
+        default: return
+        }
+        guard let (client, name) = BusClient.parse(callback.1) else { return }
+        busRequests.emit(
+            .callback(
+                user: client.user, client: client.app, callback: callback.0, activity: name,
+                event: callback.2?.rawValue ?? ""))
+    }
+}

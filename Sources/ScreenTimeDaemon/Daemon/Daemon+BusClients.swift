@@ -1,0 +1,241 @@
+import Foundation
+import LinuxActivity
+import ScreenTimeBus
+import ScreenTimeEngine
+import ScreenTimeModel
+import UsageStore
+
+/// The D-Bus clients' activities and settings stores: validated with the clients' limits, run by the engine under
+/// client-prefixed names, kept in the usage store so they outlive the client, the daemon and a reboot.
+extension Daemon {
+    /// Answers a request of an authorized client.
+    func respondToClient(_ request: BusRequest, from client: BusClient, at now: Now) throws(ScreenTimeBusError)
+        -> BusAnswer
+    {
+        switch request {
+        case .startMonitoring(let name, let json):
+            try startMonitoring(name, json: json, for: client, at: now)
+        case .stopMonitoring(let names):
+            try stopMonitoring(names.isEmpty ? Array(clients.activities[client, default: [:]].keys) : names, for: client, at: now)
+        case .activities:
+            return .texts(clients.activities[client, default: [:]].keys.sorted())
+        case .activity(let name):
+            return .text(try activity(name, of: client).json)
+        case .remainingTime(let name, let event):
+            _ = try activity(name, of: client)
+            guard let usage = runtime.engine.usage(of: ActivityEventName(event), in: client.engineName(ofActivity: name), for: client.user)
+            else { throw ScreenTimeBusError(.invalidArgument, "activity \(name) has no event \(event)") }
+            return .seconds(
+                used: UInt64(max(0, usage.used.components.seconds)),
+                remaining: UInt64(max(0, usage.remaining.components.seconds)))
+        case .settings(let store):
+            return .text(try clients.stores[client]?[store].map { settings throws(ScreenTimeBusError) in try BusJSON.encode(settings) } ?? "")
+        case .setSettings(let store, let json):
+            let settings = json.isEmpty ? nil : try BusJSON.decode(ShieldSettings.self, from: json)
+            try setSettings(settings, of: store, for: client, at: now)
+        case .clearSetting(let store, let key):
+            var settings = clients.stores[client]?[store] ?? ShieldSettings()
+            switch key {
+            case "applications": settings.applications = nil
+            case "applicationCategories": settings.applicationCategories = nil
+            case "webDomains": settings.webDomains = nil
+            case "webDomainCategories": settings.webDomainCategories = nil
+            default:
+                throw ScreenTimeBusError(
+                    .invalidArgument,
+                    "unknown setting \"\(key)\": use applications, applicationCategories, webDomains or webDomainCategories")
+            }
+            try setSettings(settings, of: store, for: client, at: now)
+        case .clearAllSettings:
+            for store in clients.stores[client, default: [:]].keys { try setSettings(nil, of: store, for: client, at: now) }
+        case .stores:
+            return .texts(clients.stores[client, default: [:]].keys.sorted())
+        case .report(let from, let to):
+            return .text(try BusJSON.encode(try summary(for: client.user, from: from, to: to)))
+        case .segments(let segment, let from, let to):
+            var summaries: [UsageSummary] = []
+            for interval in try Self.segments(segment, from: from, to: to) {
+                summaries.append(try summary(for: client.user, from: interval.start, to: interval.end))
+            }
+            return .text(try BusJSON.encode(summaries))
+        default:
+            throw ScreenTimeBusError(.invalidArgument, "\(request) is not a client's request")
+        }
+        return .nothing
+    }
+
+    private func activity(_ name: String, of client: BusClient) throws(ScreenTimeBusError) -> ClientRegistry.Activity {
+        guard let activity = clients.activities[client]?[name] else {
+            throw ScreenTimeBusError(.noSuchActivity, "\(client) monitors no activity named \"\(name)\"")
+        }
+        return activity
+    }
+
+    /// The part of an activity's JSON the daemon reads: the engine's registration (the rest is the client's).
+    private struct ActivityEnvelope: Decodable {
+        var registration: ActivityRegistration
+    }
+
+    private func startMonitoring(_ name: String, json: String, for client: BusClient, at now: Now)
+        throws(ScreenTimeBusError)
+    {
+        guard !name.isEmpty else { throw ScreenTimeBusError(.invalidArgument, "an activity's name is empty") }
+        var registration = try BusJSON.decode(ActivityEnvelope.self, from: json).registration
+        registration.name = client.engineName(ofActivity: name)
+        registration.users = [client.user]
+        let limits = settings.clientLimits
+        let existing = clients.activities[client, default: [:]]
+        if existing[name] == nil, existing.count >= limits.maximumActivities {
+            throw ScreenTimeBusError(.excessiveActivities(limit: limits.maximumActivities))
+        }
+        // The engine's own check, with the clients' limits: the same code path whatever the limits are.
+        var configuration = EngineConfiguration.appleDefaults
+        configuration.maximumActivities = nil
+        configuration.minimumIntervalLength = limits.minimumIntervalLength
+        do throws(MonitoringError) {
+            try ActivityEngine(configuration: configuration, timeZone: runtime.engine.timeZone).validate(registration, at: now)
+        } catch {
+            throw ScreenTimeBusError(error)
+        }
+        try persist(.activity, name: name, json: json, of: client, at: now)
+        clients.activities[client, default: [:]][name] = ClientRegistry.Activity(registration: registration, json: json)
+        perform(runtime.handle(.engine(.startMonitoring(registration)), at: now))
+    }
+
+    private func stopMonitoring(_ names: [String], for client: BusClient, at now: Now) throws(ScreenTimeBusError) {
+        let known = names.filter { clients.activities[client]?[$0] != nil }
+        guard !known.isEmpty else { return }
+        do {
+            try ledger { try $0.deleteClientValues(user: client.user, client: client.app, kind: .activity, names: known) }
+        } catch {
+            throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
+        }
+        for name in known { clients.activities[client]?[name] = nil }
+        perform(runtime.handle(.engine(.stopMonitoring(known.map(client.engineName(ofActivity:)))), at: now))
+    }
+
+    private func setSettings(_ settings: ShieldSettings?, of store: String, for client: BusClient, at now: Now)
+        throws(ScreenTimeBusError)
+    {
+        guard !store.isEmpty else { throw ScreenTimeBusError(.invalidArgument, "a store's name is empty") }
+        let kept = settings.flatMap { $0.isEmpty ? nil : $0 }
+        if let kept {
+            try persist(.settingsStore, name: store, json: try BusJSON.encode(kept), of: client, at: now)
+        } else {
+            do {
+                try ledger {
+                    try $0.deleteClientValues(user: client.user, client: client.app, kind: .settingsStore, names: [store])
+                }
+            } catch {
+                throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
+            }
+        }
+        clients.stores[client, default: [:]][store] = kept
+        let name = client.engineName(ofStore: store)
+        perform(runtime.handle(.engine(.settingsStoreChanged(user: client.user, store: name, settings: kept)), at: now))
+    }
+
+    func persist(_ kind: ClientValueRecord.Kind, name: String, json: String, of client: BusClient, at now: Now)
+        throws(ScreenTimeBusError)
+    {
+        let record = ClientValueRecord(
+            user: client.user, client: client.app, kind: kind, name: name, json: json,
+            updatedAt: Self.date(now.wallClock))
+        do { try ledger { try $0.saveClientValue(record) } } catch {
+            throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
+        }
+    }
+
+    /// Reads the clients' authorizations, activities and stores back from the usage store and hands the engine what
+    /// its snapshot doesn't already hold; at start-up.
+    /// Reads the clients' records once the ledger is open (the store writer opens it after the start); until then the
+    /// engine's snapshot already holds what the clients registered.
+    func restoreClients(at now: Now) {
+        let records: [ClientValueRecord]
+        do {
+            guard let read = try storeWriter.withDatabase({ try $0.clientValues() }) else { return }
+            records = read
+        } catch {
+            logger.error("cannot read the clients' activities and stores", metadata: ["error": "\(error)"])
+            clientsRestored = true
+            return
+        }
+        clientsRestored = true
+        for record in records {
+            let client = BusClient(user: record.user, app: record.clientID)
+            switch record.kind {
+            case .authorization:
+                clients.authorizations[client] = record.json
+            case .activity:
+                guard var registration = try? BusJSON.decode(ActivityEnvelope.self, from: record.json).registration
+                else { continue }
+                registration.name = client.engineName(ofActivity: record.name)
+                registration.users = [client.user]
+                clients.activities[client, default: [:]][record.name] = ClientRegistry.Activity(
+                    registration: registration, json: record.json)
+                if runtime.engine.registration(of: registration.name) != registration {
+                    perform(runtime.handle(.engine(.startMonitoring(registration)), at: now))
+                }
+            case .settingsStore:
+                guard let settings = try? BusJSON.decode(ShieldSettings.self, from: record.json) else { continue }
+                clients.stores[client, default: [:]][record.name] = settings
+                let store = client.engineName(ofStore: record.name)
+                if runtime.engine.settings(of: store, for: client.user) != settings {
+                    perform(runtime.handle(.engine(.settingsStoreChanged(user: client.user, store: store, settings: settings)), at: now))
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with the ledger; throws when it is not open (yet, or no longer: a store fault).
+    private func ledger<Result: Sendable>(_ body: (UsageDatabase) throws -> Result) throws -> Result {
+        guard let result = try storeWriter.withDatabase(body) else {
+            throw UsageStoreUnavailable()
+        }
+        return result
+    }
+
+    // MARK: - Usage
+
+    private func summary(for user: UserID, from start: Date, to end: Date) throws(ScreenTimeBusError) -> UsageSummary {
+        guard start < end else { throw ScreenTimeBusError(.invalidArgument, "a report's start must be before its end") }
+        let report: UsageReport
+        do { report = try ledger { try $0.report(for: user, from: start, to: end) } } catch {
+            throw ScreenTimeBusError(.failed, "cannot read the usage store: \(error)")
+        }
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        return UsageSummary(
+            start: start, end: end, totalSeconds: seconds(report.totalDuration),
+            applicationSeconds: Dictionary(uniqueKeysWithValues: report.durationByApplication.map { ($0.key.rawValue, seconds($0.value)) }),
+            categorySeconds: Dictionary(uniqueKeysWithValues: report.durationByCategory.map { ($0.key.rawValue, seconds($0.value)) }),
+            pickups: report.pickups, firstPickup: report.firstPickup,
+            longestActivity: report.longestSession.map {
+                UsageSummary.LongestActivity(
+                    application: $0.use.application, category: $0.use.category, start: $0.start, end: $0.end)
+            })
+    }
+
+    /// The hours, days or weeks (local time) that cover `from..<to`, each clipped to it.
+    static func segments(_ segment: String, from: Date, to: Date) throws(ScreenTimeBusError) -> [DateInterval] {
+        let calendar = Calendar.current
+        let component: Calendar.Component
+        switch segment {
+        case "hourly": component = .hour
+        case "daily": component = .day
+        case "weekly": component = .weekOfYear
+        default: throw ScreenTimeBusError(.invalidArgument, "unknown segment \"\(segment)\": use hourly, daily or weekly")
+        }
+        guard from < to, var start = calendar.dateInterval(of: component, for: from)?.start else {
+            throw ScreenTimeBusError(.invalidArgument, "a report's start must be before its end")
+        }
+        var intervals: [DateInterval] = []
+        while start < to, intervals.count < 10_000 {
+            guard let next = calendar.date(byAdding: component, value: 1, to: start) else { break }
+            intervals.append(DateInterval(start: max(start, from), end: min(next, to)))
+            start = next
+        }
+        return intervals
+    }
+}

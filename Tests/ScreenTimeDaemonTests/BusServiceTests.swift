@@ -1,0 +1,199 @@
+import DeviceActivity
+import FamilyControls
+import Foundation
+import LinuxActivity
+import ManagedSettings
+import ScreenTimeBus
+import Synchronization
+import Testing
+
+@testable import ScreenTimeDaemon
+
+/// The daemon's D-Bus API against a real private bus (`dbus-daemon`), a real daemon (its whole service group) and
+/// real clients: `busctl` and the Swift modules. One at a time: each daemon's loop installs the process's SIGHUP
+/// handler.
+@Suite(.serialized) struct BusServiceTests {
+    static let path = "/org/screentime/ScreenTime1"
+    static let name = "org.screentime.ScreenTime1"
+
+    @Test func introspectionListsEveryInterfaceMethodPropertyAndSignal() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let result = try CommandResult(
+            "busctl --address='\(bus.address)' introspect \(Self.name) \(Self.path)", in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        for interface in ScreenTimeBusName.Interface.allCases {
+            #expect(result.output.contains(interface.rawValue + " "), "missing \(interface.rawValue)")
+        }
+        let members = [
+            ".Status", ".Reload", ".Version", ".Mode", ".PolicyPath", ".PolicyError", ".ShieldedUsers",
+            ".StoreMovedAside", ".RequestAuthorization", ".AuthorizationStatus", ".RevokeAuthorization",
+            ".StartMonitoring", ".StopMonitoring", ".Activities", ".Activity", ".RemainingTime", ".Callback",
+            ".Settings", ".SetSettings", ".ClearSetting", ".ClearAllSettings", ".Stores", ".ShieldChanged", ".Report",
+            ".Segments", ".Applications", ".Application",
+        ]
+        for member in members { #expect(result.output.contains(member + " "), "missing \(member)") }
+        let callback = result.output.split(separator: "\n").first { $0.hasPrefix(".Callback ") }
+        #expect(callback?.split(separator: " ").filter { !$0.isEmpty }.prefix(3) == [".Callback", "signal", "ussss"])
+        await running.stop()
+    }
+
+    @Test func busctlGetsTypedErrorsAndProperties() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let busctl = "busctl --address='\(bus.address)'"
+        let unauthorized = try CommandResult(
+            "\(busctl) call \(Self.name) \(Self.path) org.screentime.Activities1 StartMonitoring ss daily '{}'",
+            in: directory)
+        let child = try CommandResult(
+            "\(busctl) call \(Self.name) \(Self.path) org.screentime.Authorization1 RequestAuthorization s child",
+            in: directory)
+        let approved = try CommandResult(
+            "\(busctl) call \(Self.name) \(Self.path) org.screentime.Authorization1 RequestAuthorization s individual",
+            in: directory)
+        let malformed = try CommandResult(
+            "\(busctl) call \(Self.name) \(Self.path) org.screentime.Activities1 StartMonitoring ss daily '{}'",
+            in: directory)
+        // The errors' D-Bus names, as any client sees them.
+        let raw = try Bus.connect(address: bus.address)
+        func errorName(_ interface: String, _ member: String, _ arguments: [BusValue]) -> String? {
+            do {
+                _ = try raw.call(
+                    destination: Self.name, path: Self.path, interface: interface, member: member, arguments: arguments)
+                return nil
+            } catch {
+                return error.remoteError?.name
+            }
+        }
+        let childError = errorName("org.screentime.Authorization1", "RequestAuthorization", [.string("child")])
+        let notYetAuthorized = errorName("org.screentime.Settings1", "Stores", [])
+        _ = try raw.call(
+            destination: Self.name, path: Self.path, interface: "org.screentime.Authorization1",
+            member: "RequestAuthorization", arguments: [.string("individual")])
+        let unknownActivity = errorName("org.screentime.Activities1", "Activity", [.string("nothing")])
+        let mode = try CommandResult(
+            "\(busctl) get-property \(Self.name) \(Self.path) org.screentime.Daemon1 Mode", in: directory)
+        await running.stop()
+        #expect(unauthorized.status != 0)
+        #expect(unauthorized.output.contains("not authorized"), "\(unauthorized.output)")
+        #expect(child.output.contains("guardian"), "\(child.output)")
+        #expect(approved.output == "s \"approved\"\n", "\(approved.output)")
+        #expect(malformed.output.contains("not valid JSON"), "\(malformed.output)")
+        #expect(mode.output == "s \"individual\"\n", "\(mode.output)")
+        #expect(childError == "org.screentime.Error.GuardianModeUnavailable")
+        #expect(notYetAuthorized == "org.screentime.Error.NotAuthorized")
+        #expect(unknownActivity == "org.screentime.Error.NoSuchActivity")
+    }
+
+    @Test func swiftClientsMonitorAndShieldThroughTheDaemon() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(
+            address: bus.address, directory: directory.path,
+            limits: ClientLimits(maximumActivities: 2, minimumIntervalLength: .seconds(15 * 60)))
+        let connection = DaemonConnection(.address(bus.address))
+        let authorization = AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
+        let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
+        let store = ManagedSettingsStore(named: .init("default"), connection: DaemonManagedSettings(connection: connection))
+
+        let answered: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            authorization.requestAuthorization { continuation.resume(returning: $0) }
+        }
+        #expect((try? answered.get()) != nil)
+        #expect(authorization.authorizationStatus == .approved)
+        await #expect(throws: FamilyControlsError.restricted) {
+            try await authorization.requestAuthorization(for: .child)
+        }
+
+        let schedule = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true, warningTime: DateComponents(minute: 5))
+        let event = DeviceActivityEvent(
+            applications: [ApplicationToken(rawValue: "game")], threshold: DateComponents(minute: 30))
+        try center.startMonitoring(.init("daily"), during: schedule, events: [.init("games"): event])
+        #expect(center.activities == [.init("daily")])
+        #expect(center.schedule(for: .init("daily")) == schedule)
+        #expect(center.events(for: .init("daily")) == [.init("games"): event])
+
+        let short = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 10, minute: 0), intervalEnd: DateComponents(hour: 10, minute: 1),
+            repeats: true)
+        #expect {
+            try center.startMonitoring(.init("short"), during: short)
+        } throws: { error in
+            if case .intervalTooShort = error as? DeviceActivityCenter.MonitoringError { true } else { false }
+        }
+        try center.startMonitoring(.init("second"), during: schedule)
+        #expect(throws: DeviceActivityCenter.MonitoringError.excessiveActivities(limit: 2)) {
+            try center.startMonitoring(.init("third"), during: schedule)
+        }
+
+        store.shield.applications = [ApplicationToken(rawValue: "game")]
+        #expect(store.shield.applications == [ApplicationToken(rawValue: "game")])
+        // busctl is another app: it sees none of this app's stores.
+        let busctl = "busctl --address='\(bus.address)' call \(Self.name) \(Self.path)"
+        let theirs = try CommandResult(
+            "\(busctl) org.screentime.Authorization1 RequestAuthorization s individual >/dev/null && "
+                + "\(busctl) org.screentime.Settings1 Stores", in: directory)
+        #expect(theirs.output == "as 0\n", "\(theirs.output)")
+
+        let game = Application(bundleIdentifier: "org.example.Game", connection: connection)
+        #expect(game.token != nil)
+        #expect(game.token == Application(bundleIdentifier: "org.example.Game", connection: connection).token)
+        #expect(game.token != Application(bundleIdentifier: "org.example.Other", connection: connection).token)
+        #expect(game.localizedDisplayName?.isEmpty == false)
+
+        center.stopMonitoring([.init("second")])
+        #expect(center.activities == [.init("daily")])
+        await running.stop()
+
+        // A restart keeps the client's activities and stores.
+        let restarted = try await RunningDaemon(address: bus.address, directory: directory.path)
+        #expect(center.activities == [.init("daily")])
+        #expect(center.events(for: .init("daily")) == [.init("games"): event])
+        #expect(store.shield.applications == [ApplicationToken(rawValue: "game")])
+        store.clearAllSettings()
+        #expect(store.shield.applications == nil)
+        await restarted.stop()
+    }
+}
+
+extension BusServiceTests {
+    @Test func callbacksAndShieldChangesAreSignalled() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let listener = try Bus.connect(address: bus.address)
+        let received = Mutex<[String]>([])
+        try listener.addMatch("type='signal',sender='\(Self.name)',path='\(Self.path)'") { message in
+            let arguments = message.readAll().map { $0.stringValue ?? "\($0)" }
+            received.withLock { $0.append(([message.member ?? ""] + arguments).joined(separator: " ")) }
+        }
+        let connection = DaemonConnection(.address(bus.address))
+        try await AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
+            .requestAuthorization(for: .individual)
+        let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
+        let store = ManagedSettingsStore(named: .init("default"), connection: DaemonManagedSettings(connection: connection))
+        // All day but the last minute: the interval is in progress now (unless the test runs in that minute).
+        let schedule = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true)
+        try center.startMonitoring(.init("allDay"), during: schedule)
+        store.shield.applications = [ApplicationToken(rawValue: "game")]
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        func seen() -> [String] { received.withLock { $0 } }
+        while ContinuousClock.now < deadline,
+            !(seen().contains { $0.hasPrefix("ShieldChanged") } && seen().contains { $0.hasPrefix("Callback") })
+        {
+            try listener.processPending()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await running.stop()
+        let callback = seen().first { $0.hasPrefix("Callback") }
+        #expect(callback?.hasSuffix(" intervalDidStart allDay ") == true, "\(seen())")
+        #expect(seen().contains { $0.hasPrefix("ShieldChanged") && $0.contains("game") }, "\(seen())")
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import ScreenTimeBus
+import Testing
+
+@testable import ScreenTimeDaemon
+
+/// `screentime status` (the built executable) asks the running daemon over D-Bus.
+@Suite(.serialized) struct StatusOverBusTests {
+    /// The `screentime` executable built beside this test bundle.
+    static var screentime: String {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("screentime").path
+    }
+
+    @Test func statusAsksTheRunningDaemonAndSaysWhenNoneRuns() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.screentime), "build with --build-tests first")
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let command = "SCREENTIME_BUS_ADDRESS='\(bus.address)' '\(Self.screentime)' status"
+        let none = try CommandResult(command, in: directory)
+        #expect(none.status == 3)
+        #expect(none.output == "screentimed is not running\n")
+
+        let running = try await RunningDaemon(
+            address: bus.address, directory: directory.path,
+            policy: "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"1h30m\"\n")
+        let table = try CommandResult(command, in: directory)
+        let json = try CommandResult(command + " --json", in: directory)
+        await running.stop()
+        #expect(table.status == 0, "\(table.output)")
+        #expect(table.output.contains("limit games: used ") && table.output.contains(" of 1h30m00s"), "\(table.output)")
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let status = try decoder.decode(DaemonStatus.self, from: Data(json.output.utf8))
+        #expect(status.mode == "individual")
+        #expect(status.policyError == nil)
+        let rows = status.rows
+        #expect(rows.map(\.name) == ["games"])
+        #expect(rows.first?.limitSeconds == 5400)
+        #expect(rows.first?.shielded == false)
+    }
+}
