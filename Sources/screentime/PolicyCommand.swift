@@ -34,7 +34,8 @@ struct PolicyCommand: AsyncParsableCommand {
             let warnings = Policy.unknownApplicationWarnings(
                 diagnosis.applications,
                 isKnown: { id in
-                    desktopEntries.entries[id.rawValue] != nil || desktopEntries.entry(forExecutable: id.rawValue) != nil
+                    desktopEntries.entries[id.rawValue] != nil
+                        || desktopEntries.entry(forExecutable: id.rawValue) != nil
                 },
                 searchPath: (environment["PATH"] ?? "").split(separator: ":").map(String.init))
             switch diagnosis.result {

@@ -144,7 +144,9 @@ public struct Policy: Hashable, Sendable {
         case sunday = 1, monday, tuesday, wednesday, thursday, friday, saturday
 
         /// The days in the order policies write them, Monday to Sunday.
-        public static let mondayFirst: [Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+        public static let mondayFirst: [Weekday] = [
+            .monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday,
+        ]
 
         /// The three-letter name a policy uses: `mon` … `sun`.
         public var abbreviation: String {

@@ -7,7 +7,9 @@ struct PolicyDecoder {
     let log: PolicyProblemLog
 
     static let topLevelKeys = ["always_allowed", "limit", "downtime", "shield"]
-    static let limitKeys = ["name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end", "extension"]
+    static let limitKeys = [
+        "name", "apps", "categories", "daily", "warning", "shield", "grace", "start", "end", "extension",
+    ]
     static let downtimeKeys = ["name", "days", "start", "end", "allow", "extension"]
     static let shieldKeys = ["message", "extra", "extra_times"]
 
@@ -150,7 +152,9 @@ struct PolicyDecoder {
         let days = reader.has("days") ? reader.weekdays("days") : nil
         var times: [PolicyTableReader.ByWeekday<Policy.TimeOfDay>?] = []
         for key in ["start", "end"] {
-            if !reader.has(key) { log.addMissing("\(reader.context) needs `\(key) = \"HH:MM\"`", at: reader.table.position) }
+            if !reader.has(key) {
+                log.addMissing("\(reader.context) needs `\(key) = \"HH:MM\"`", at: reader.table.position)
+            }
             times.append(reader.byWeekday(key, read: reader.timeOfDay))
         }
         var spans: [Policy.Weekday: Policy.Span] = [:]
@@ -164,7 +168,9 @@ struct PolicyDecoder {
                 let on = days == nil && !isByDay(start) && !isByDay(end) ? "" : " on \(day.abbreviation)"
                 guard let dayStart, let dayEnd else {
                     let (key, position) = dayStart == nil ? ("start", start.position) : ("end", end.position)
-                    log.add("`\(key)` has no time for \(day.abbreviation); add `\(day.abbreviation) = \"HH:MM\"`", at: position)
+                    log.add(
+                        "`\(key)` has no time for \(day.abbreviation); add `\(day.abbreviation) = \"HH:MM\"`",
+                        at: position)
                     continue
                 }
                 if dayStart.value == dayEnd.value {
@@ -200,7 +206,8 @@ struct PolicyDecoder {
                 log.add("`extra_times` must be between 0 and 100", at: value.position)
             }
         }
-        return Policy.ShieldSettings(message: reader.string("message")?.value, extraTime: extra?.value, extraTimesPerDay: times)
+        return Policy.ShieldSettings(
+            message: reader.string("message")?.value, extraTime: extra?.value, extraTimesPerDay: times)
     }
 }
 

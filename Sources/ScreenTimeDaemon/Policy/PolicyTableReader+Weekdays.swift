@@ -68,7 +68,9 @@ extension PolicyTableReader {
     func weekdays(_ key: String) -> Located<Set<Policy.Weekday>>? {
         guard let names = strings(key) else { return nil }
         guard !names.value.isEmpty else {
-            log.add("`\(key)` is empty; name days like [\"mon\", \"weekend\"], or leave it out for every day", at: names.position)
+            log.add(
+                "`\(key)` is empty; name days like [\"mon\", \"weekend\"], or leave it out for every day",
+                at: names.position)
             return nil
         }
         var days: Set<Policy.Weekday> = []

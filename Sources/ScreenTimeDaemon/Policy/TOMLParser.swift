@@ -246,7 +246,8 @@ struct TOMLParser {
                 let child = newTable(at: position, origin: .implicit)
                 document.tables[table].append(
                     TOMLTable.Entry(
-                        key: part.name, keyPosition: position, value: TOMLValue(kind: .table(child), position: position)))
+                        key: part.name, keyPosition: position,
+                        value: TOMLValue(kind: .table(child), position: position)))
                 table = child
                 continue
             }

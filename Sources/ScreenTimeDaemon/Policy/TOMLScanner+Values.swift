@@ -32,7 +32,8 @@ extension TOMLScanner {
         }
         if isDate(word) || (scalars.count > 10 && isDate(String(String.UnicodeScalarView(scalars[..<10])))) {
             guard let dateTime = Self.dateTime(scalars) else {
-                throw fail("`\(word)` is not a date-time; write 1979-05-27, 1979-05-27T07:32:00 or 1979-05-27T07:32:00Z")
+                throw fail(
+                    "`\(word)` is not a date-time; write 1979-05-27, 1979-05-27T07:32:00 or 1979-05-27T07:32:00Z")
             }
             return .dateTime(dateTime)
         }
@@ -131,7 +132,8 @@ extension TOMLScanner {
     // MARK: Dates and times
 
     private static func dateTime(_ scalars: [Unicode.Scalar]) -> TOMLDateTime? {
-        guard let year = decimal(scalars[0..<4]), let month = decimal(scalars[5..<7]), let day = decimal(scalars[8..<10]),
+        guard let year = decimal(scalars[0..<4]), let month = decimal(scalars[5..<7]),
+            let day = decimal(scalars[8..<10]),
             (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var result = TOMLDateTime(date: TOMLDateTime.Date(year: year, month: month, day: day))
