@@ -78,7 +78,8 @@ import Testing
     /// Bytes that mean something in TOML, so random texts reach deep into the reader.
     static let alphabet = Array("[]{}=,.\"'#\\\n\r\t :-+_0123456789abcdefxobtruelnaiTZ".utf8) + [0, 0x7F, 0xC3, 0xA9, 0xFF]
 
-    @Test func randomAndDamagedTextsNeverCrashAndAreReportedInsideTheText() {
+    @Test func randomAndDamagedTextsNeverCrashAndAreReportedInsideTheText() throws {
+        let scratch = try ScratchDirectory()
         var random = Generator(state: 0x5EED_2026)
         let valid = Array(Policy.commentedExample.utf8)
         var refused = 0
@@ -99,6 +100,14 @@ import Testing
                     case 2: bytes[at] = UInt8(random.below(256))
                     default: bytes.insert(contentsOf: Array(repeating: UInt8(ascii: "["), count: random.below(200)), at: at)
                     }
+                }
+            }
+            if iteration % 50 == 0 {
+                // Through a file too, where bytes that are not UTF-8 are refused rather than replaced.
+                let path = scratch.path + "/fuzz.toml"
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                if case .failure(let error) = Policy.diagnose(fileAt: path).result {
+                    #expect(error.problems.allSatisfy { $0.file == path && $0.line >= 1 && $0.column >= 1 })
                 }
             }
             let text = String(decoding: bytes, as: UTF8.self)
