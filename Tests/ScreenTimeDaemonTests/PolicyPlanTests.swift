@@ -41,6 +41,7 @@ import Testing
         #expect(registration.schedule.intervalStart == CalendarPattern(hour: 0, minute: 0, second: 0))
         #expect(registration.schedule.intervalEnd == CalendarPattern(hour: 0, minute: 0, second: 0))
         #expect(registration.schedule.repeats)
+        #expect(plan.limits.map(\.weekday) == [nil, nil])
         #expect(registration.schedule.warningTime == .seconds(300))
         let event = try #require(registration.events[PolicyPlan.limitEvent])
         #expect(event.threshold == .seconds(5400))

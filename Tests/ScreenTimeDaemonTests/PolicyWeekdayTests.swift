@@ -145,6 +145,7 @@ import Testing
         #expect(Set(plan.limits.map(\.store)) == [SettingsStoreName("limit.games")])
         #expect(plan.limits.map(\.daily) == [.seconds(3600), .seconds(3600), .seconds(3600), .seconds(3600), .seconds(3600), .seconds(10800)])
         #expect(plan.limit(for: DeviceActivityName("limit.games.sat"))?.daily == .seconds(10800))
+        #expect(plan.limits.map(\.weekday) == [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday])
         let saturday = try #require(plan.registrations.first { $0.name.rawValue == "limit.games.sat" })
         #expect(saturday.schedule.intervalStart == CalendarPattern(weekday: 7, hour: 0, minute: 0, second: 0))
         #expect(saturday.events[PolicyPlan.limitEvent]?.threshold == .seconds(10800))

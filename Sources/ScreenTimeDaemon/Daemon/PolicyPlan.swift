@@ -33,6 +33,8 @@ public struct PolicyPlan: Sendable {
         public var warning: Duration?
         /// When the limit's interval ends (midnight for a daily limit): extra time lasts until then.
         public var intervalEnd: CalendarPattern
+        /// The day this activity limits, for a limit by weekday; nil when it runs every day.
+        public var weekday: Policy.Weekday?
     }
 
     public static let limitEvent = ActivityEventName("limit")
@@ -85,7 +87,7 @@ public struct PolicyPlan: Sendable {
                     Limit(
                         name: limit.name, activity: activity, store: SettingsStoreName("limit.\(limit.name)"),
                         event: event, shield: shield, mode: mode, daily: day.daily, warning: limit.warning,
-                        intervalEnd: intervalEnd))
+                        intervalEnd: intervalEnd, weekday: day.weekday))
                 registrations.append(
                     ActivityRegistration(
                         name: activity,
