@@ -33,12 +33,14 @@ install: deps
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 .build/release/screentime .build/release/screentimed $(DESTDIR)$(PREFIX)/bin/
 
-## For the calling user: binaries in ~/.local/bin, the user unit enabled and started.
+## For the calling user: binaries in ~/.local/bin, the user unit enabled and started, D-Bus activation of its API.
 install-user: deps
 	scripts/build-release.sh
 	install -d $(HOME)/.local/bin $(HOME)/.config/systemd/user
 	install -m 0755 .build/release/screentime .build/release/screentimed $(HOME)/.local/bin/
 	install -m 0644 systemd/screentimed.service $(HOME)/.config/systemd/user/screentimed.service
+	install -d $(HOME)/.local/share/dbus-1/services
+	install -m 0644 systemd/org.screentime.ScreenTime1.service $(HOME)/.local/share/dbus-1/services/
 	systemctl --user daemon-reload
 	systemctl --user enable --now screentimed.service
 
