@@ -1,0 +1,65 @@
+import Foundation
+import ScreenTimeModel
+import Testing
+import UsageStore
+
+@testable import ScreenTimeDaemon
+
+/// `screentime report` (the built executable) over a real ledger.
+@Suite struct ReportCommandTests {
+    /// A ledger with 20 minutes of a game at 10:00 yesterday, the same game in a second session 10:10–10:20.
+    func ledger(in directory: ScratchDirectory) throws -> String {
+        let path = directory.path + "/usage.sqlite"
+        var recorder = UsageRecorder(database: try UsageDatabase.open(at: path), bootID: "boot")
+        let yesterday = Calendar.current.date(byAdding: .day, value: -1, to: Calendar.current.startOfDay(for: Date()))!
+        let ten = Calendar.current.date(byAdding: .hour, value: 10, to: yesterday)!
+        let game = AppUse(application: ApplicationToken(rawValue: "tok-game"), category: ActivityCategoryToken(rawValue: "cat"))
+        for (session, offset, seconds) in [("seat0", 0.0, 1200), ("ssh", 600.0, 600)] {
+            recorder.record(
+                UsageInterval(
+                    user: UserID(getuid()), session: SessionID(session), use: game, start: ten + offset,
+                    end: ten + offset + TimeInterval(seconds), duration: .seconds(Int64(seconds))))
+        }
+        recorder.record(Pickup(user: UserID(getuid()), session: SessionID("seat0"), application: game.application, time: ten))
+        try recorder.flush()
+        return path
+    }
+
+    @Test func yesterdayByHourHasARowPerLocalHourAsCSV() throws {
+        let directory = try ScratchDirectory()
+        let path = try ledger(in: directory)
+        let command = "'\(StatusOverBusTests.screentime)' report --yesterday --by hour --format csv --database '\(path)' "
+            + "--token-key '\(directory.path)/token.key'"
+        let result = try CommandResult(command, in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.first == "start,end,seconds,pickups")
+        // 24 hours (23 or 25 on a day the clock changes).
+        #expect((23...25).contains(lines.count - 1))
+        let ten = lines.dropFirst().first { $0.split(separator: ",").first?.contains("T10:00:00") == true }
+        #expect(ten.map(String.init)?.hasSuffix(",1200,1") == true, "\(result.output)")
+    }
+
+    @Test func byAppAsJSONCountsOneAppInTwoSessionsOnce() throws {
+        let directory = try ScratchDirectory()
+        let path = try ledger(in: directory)
+        let command = "'\(StatusOverBusTests.screentime)' report --yesterday --by app --format json --database '\(path)' "
+            + "--token-key '\(directory.path)/token.key'"
+        let result = try CommandResult(command, in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        #expect(object?["totalSeconds"] as? Int == 1200)
+        #expect(object?["pickups"] as? Int == 1)
+        #expect((object?["rows"] as? [[String: Any]])?.first?["seconds"] as? Int == 1200)
+    }
+
+    @Test func aWeekByDayHasARowPerDaySoFar() throws {
+        let directory = try ScratchDirectory()
+        let path = try ledger(in: directory)
+        let command = "'\(StatusOverBusTests.screentime)' report --last-week --by day --format csv --database '\(path)' "
+            + "--token-key '\(directory.path)/token.key'"
+        let result = try CommandResult(command, in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.split(separator: "\n").count == 8)
+    }
+}
