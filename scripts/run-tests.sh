@@ -6,11 +6,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/opt/swift/usr/bin
 failed_suites=()
-# The suites that start X servers and compositors run on their own, after the rest: on two cores, sharing them
-# with busy-loop and property tests made window managers miss their start-up timeouts.
+# The suites that start X servers and compositors run on their own, after the rest, one test at a time: on two
+# cores, sharing them with busy-loop and property tests, or with each other, made window managers miss their
+# start-up timeouts.
 swift test --skip-build --skip 'Focus' 2>&1 | tee .build/unit-tests.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed_suites+=("swift test")
-swift test --skip-build --filter 'Focus' 2>&1 | tee .build/focus-tests.log
+swift test --skip-build --no-parallel --filter 'Focus' 2>&1 | tee .build/focus-tests.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed_suites+=("swift test (focus sources)")
 passed=0; failed=0
 if [ "$(id -u)" = 0 ]; then
