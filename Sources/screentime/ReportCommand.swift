@@ -87,7 +87,7 @@ struct ReportCommand: AsyncParsableCommand {
         let (start, end) = try range(now: Date())
         let user = UserID(getuid())
         let report = try database.report(for: user, from: start, to: end)
-        let catalog = try makeCatalog(settings)
+        let catalog = try Self.catalog(settings)
         let rows = try rows(report: report, database: database, user: user, from: start, to: end, catalog: catalog)
         let days = max(1, Int((end.timeIntervalSince(start) / 86_400).rounded(.up)))
         let total = Int(report.totalDuration.components.seconds)
@@ -193,7 +193,8 @@ struct ReportCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeCatalog(_ settings: DaemonSettings) throws -> AppCatalog {
+    /// The calling user's catalog, with the apps the policy names labelled too.
+    static func catalog(_ settings: DaemonSettings) throws -> AppCatalog {
         let tokenizer = try loadTokenizer(KeyOptions(system: settings.system, tokenKey: settings.tokenKeyPath))
         let environment = ProcessInfo.processInfo.environment
         let overrides =

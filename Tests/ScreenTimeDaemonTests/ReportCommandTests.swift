@@ -63,3 +63,36 @@ import UsageStore
         #expect(result.output.split(separator: "\n").count == 8)
     }
 }
+
+/// `screentime export` (the built executable) over a real ledger.
+@Suite struct ExportCommandTests {
+    @Test func exportWritesEveryIntervalWithAHeaderToAPrivateFile() throws {
+        let directory = try ScratchDirectory()
+        let path = try ReportCommandTests().ledger(in: directory)
+        let file = directory.path + "/export.csv"
+        let command = "'\(StatusOverBusTests.screentime)' export --format csv --output '\(file)' --database '\(path)' "
+            + "--token-key '\(directory.path)/token.key'"
+        let result = try CommandResult(command, in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "start,end,seconds,app_id,app_name,category,session,user")
+        #expect(lines.count == 3)
+        #expect(lines.dropFirst().map { $0.split(separator: ",")[2] } == ["1200.000", "600.000"])
+        #expect(lines.dropFirst().map { $0.split(separator: ",")[6] } == ["seat0", "ssh"])
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func exportAsJSONReadsBack() throws {
+        let directory = try ScratchDirectory()
+        let path = try ReportCommandTests().ledger(in: directory)
+        let result = try CommandResult(
+            "'\(StatusOverBusTests.screentime)' export --format json --database '\(path)' --token-key '\(directory.path)/token.key'",
+            in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        let records = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
+        #expect(records?.count == 2)
+        #expect(records?.first?["seconds"] as? Double == 1200)
+        #expect(records?.first?["session"] as? String == "seat0")
+    }
+}
