@@ -110,7 +110,7 @@ public final class Enforcer {
 
     /// Whether processes are held by `SIGSTOP` alone, which their owner can undo with `SIGCONT`: the caller should
     /// `recheckStopped(at:)` often (every 100 ms) while this holds.
-    public var holdsStoppedProcesses: Bool { !machine.stoppedUnderShield.isEmpty }
+    public var holdsStoppedProcesses: Bool { machine.holdsStoppedUnderShield }
 
     /// Between ticks: finds processes held by `SIGSTOP` that run again (their owner sent `SIGCONT`) and stops them
     /// again, or terminates one resumed too often (`report.escalated`).

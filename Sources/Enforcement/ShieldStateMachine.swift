@@ -92,6 +92,12 @@ public struct ShieldStateMachine: Sendable {
         apps.values.flatMap { $0.mode == .freeze ? Array($0.stopped) : [] }
     }
 
+    /// Whether any process is held by `SIGSTOP` under a shield in force (`stoppedUnderShield` is not empty), without
+    /// building the list: asked at every pass of the daemon's loop.
+    public var holdsStoppedUnderShield: Bool {
+        apps.values.contains { $0.mode == .freeze && !$0.stopped.isEmpty }
+    }
+
     /// Between ticks: `running` are processes of `stoppedUnderShield` found running again. Each is stopped again, or,
     /// once resumed more than `resumeLimit` times within `resumeWindow`, terminated.
     public mutating func recheck(running: Set<ProcessIdentity>, at now: ContinuousClock.Instant) -> [EnforcementAction] {

@@ -7,10 +7,15 @@ import ScreenTimeModel
 /// The daemon as the one real `BusRequestHandler`: it answers its D-Bus clients on the engine loop's thread, where
 /// it owns the engine, the collector and the store.
 extension Daemon: BusRequestHandler {
-    /// Answers the D-Bus requests queued since the last pass and publishes the state the properties show; the engine
-    /// loop calls it at each pass (cheap when nothing is queued and nothing changed).
+    /// Answers the D-Bus requests queued since the last pass; the engine loop calls it at each pass (cheap when
+    /// nothing is queued).
     public func answerBusRequests(at now: Now) {
         busRequests.answerPending(with: self, at: now)
+    }
+
+    /// Publishes the state the `Daemon1` properties show, at the end of each tick: what a reload or an answer changed
+    /// between ticks shows from the next one, and the passes between ticks (rechecks, wake-ups) build nothing.
+    func publishBusState() {
         var state = DaemonBusState()
         state.mode = settings.system ? "guardian" : "individual"
         state.policyPath = settings.policyPath

@@ -137,6 +137,7 @@ public final class Daemon {
         let health = storeWriter.health
         if health.fault != runtime.storeFault { perform(runtime.handle(.storeFault(health.fault), at: now)) }
         enforce(at: now)
+        publishBusState()
     }
 
     /// Handles a wake-up the engine asked for, between ticks.
