@@ -72,10 +72,10 @@ final class ServiceManagerConfiner: ProcessConfiner {
         }
     }
 
-    /// The process's cgroup2 path (the `0::` line of `/proc/PID/cgroup`); nil when it is gone.
+    /// The process's cgroup path, as the collector parses `/proc/PID/cgroup`; nil when it is gone.
     private static func unifiedCgroup(of pid: ProcessID) -> String? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid.rawValue)/cgroup", encoding: .utf8) else { return nil }
-        return text.split(separator: "\n").first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) }
+        return ControlGroup(parsing: text)?.path
     }
 
     /// Characters a unit name may hold (`[A-Za-z0-9:_.]`); anything else becomes `_`. `-` separates the name's
