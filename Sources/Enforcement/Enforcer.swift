@@ -115,22 +115,22 @@ public final class Enforcer {
     /// Between ticks: finds processes held by `SIGSTOP` that run again (their owner sent `SIGCONT`) and stops them
     /// again, or terminates one resumed too often (`report.escalated`).
     public func recheckStopped(at now: ContinuousClock.Instant) -> EnforcementReport {
-        let running = Set(
-            machine.stoppedUnderShield.filter { process in
-                guard let status = ProcessStatus.read(process.pid), status.startTime == process.startTime else {
-                    return false
-                }
-                return !"TtZX".contains(status.state)
-            })
+        let stopped = machine.stoppedUnderShield
+        runTimes.keep(only: stopped)
+        let running = Set(stopped.filter(runTimes.hasRun))
         guard !running.isEmpty else { return EnforcementReport() }
         steady = nil
         let actions = machine.recheck(running: running, at: now)
+        for process in running { runTimes.rebaseline(process) }
         var report = run(actions, seen: running)
         report.escalated = actions.compactMap { action in
             if case .signal(.terminate, let process, let app) = action { (app, process) } else { nil }
         }
         return report
     }
+
+    /// How long each process held by `SIGSTOP` has run, checked between ticks.
+    private let runTimes = RunTimeWatch()
 
     /// Releases everything held: thaws what was frozen, resumes what was stopped. A report with failures means
     /// something is still held and listed in the state file; call again to retry.

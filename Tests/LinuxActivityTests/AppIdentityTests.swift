@@ -27,6 +27,7 @@ import Testing
     func resolvedTable(waitingFor pid: pid_t, index: DesktopEntryIndex) -> ProcessTable {
         let table = ProcessTable()
         table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
         let resolver = AppResolver()
         for _ in 0..<50 {
             table.refresh()
@@ -102,6 +103,7 @@ import Testing
         usleep(50_000)
         let table = ProcessTable()
         table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
         table.refresh()
         let before = try #require(table.entries[ProcessID(pid)])
         #expect(before.executable.map { $0.hasSuffix("sh") || $0.hasSuffix("dash") || $0.hasSuffix("bash") } == true)
@@ -122,6 +124,7 @@ import Testing
         let pid = try spawn(["/bin/sleep", "600"])
         let table = ProcessTable()
         table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
         table.refresh()
         #expect(table.entries[ProcessID(pid)] != nil)
         stop([pid])
@@ -134,6 +137,7 @@ import Testing
         let pid = try spawn(["/bin/sleep", "600"])
         let table = ProcessTable()
         table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
         table.refresh()
         let owner = UserID(getuid())
         #expect(table.processIDsByUser[owner]?.contains(ProcessID(pid)) == true)
@@ -147,6 +151,7 @@ import Testing
         let pid = try spawn(["/bin/sleep", "600"])
         let table = ProcessTable()
         table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
         table.refresh()
         let first = try #require(table.currentStat(of: ProcessID(pid), keepingOpen: true))
         let again = try #require(table.currentStat(of: ProcessID(pid), keepingOpen: true))

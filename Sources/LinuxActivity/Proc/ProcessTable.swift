@@ -52,9 +52,18 @@ public final class ProcessTable {
             if procRoot == "/proc", useProcessEvents { events = ProcessEvents.open() }
         }
         refreshesSinceScan += 1
+        if events == nil, generation > 0, refreshesSinceScan < probeRescanInterval, let allocation {
+            switch allocation.advance() {
+            case .nothing: return Changes()
+            case .pids(let pids): return probe(pids)
+            case .unknown: break
+            }
+        }
         guard let events, generation > 0, refreshesSinceScan < rescanInterval else {
             refreshesSinceScan = 0
             if let events { _ = events.drain() }
+            // A pid allocated from here on is a process this listing may miss: the next probe starts here.
+            if events == nil { _ = allocation?.advance() }
             return scan()
         }
         switch events.drain() {
@@ -98,6 +107,13 @@ public final class ProcessTable {
     /// the kernel didn't report. Lost events are not what it is for: the socket reports those (`ENOBUFS`), and the
     /// next refresh lists `/proc` at once.
     public var rescanInterval = 600
+    /// Without events, the pids allocated since the last refresh are read one by one (`PIDAllocation`), and `/proc`
+    /// is listed only every this many refreshes, to forget the processes that exited.
+    public var probeRescanInterval = 15
+    /// Whether `refresh` may read new pids one by one instead of listing `/proc` (tests of the listing turn it off).
+    public var probesAllocatedPIDs = true
+    private lazy var allocation: PIDAllocation? =
+        probesAllocatedPIDs && procRoot == "/proc" ? PIDAllocation(procRoot: procRoot) : nil
     /// Whether proc connector events are in use.
     public var followsProcessEvents: Bool { events != nil }
     private var events: ProcessEvents?
@@ -109,8 +125,12 @@ public final class ProcessTable {
     /// executed another program unseen.
     private(set) var eventGaps: UInt32 = 0
 
+    /// How many times `refresh` listed the procfs directory.
+    public private(set) var listingCount = 0
+
     /// Lists the procfs directory, reads new processes and forgets vanished ones.
     private func scan() -> Changes {
+        listingCount += 1
         generation &+= 1
         let current = generation
         newPIDs.removeAll(keepingCapacity: true)
@@ -133,6 +153,27 @@ public final class ProcessTable {
                 entry.generation = current
                 fresh.append(entry)
             }
+        }
+        insert(fresh, into: &changes)
+        return changes
+    }
+
+    /// Reads the processes among `pids`, pids allocated since the last refresh. A pid the table knows was either read
+    /// by the listing that raced with its allocation (same start time: kept) or belonged to a process that has exited
+    /// since (replaced).
+    private func probe(_ pids: ClosedRange<Int32>) -> Changes {
+        var changes = Changes()
+        var fresh: [ProcessEntry] = []
+        for pid in pids where PIDAllocation.isProcess(pid) {
+            let key = ProcessID(pid)
+            guard var entry = readEntry(key) else { continue }
+            if let known = entries[key] {
+                if known.stat.startTime == entry.stat.startTime { continue }
+                changes.removed.append(known)
+                remove(key)
+            }
+            entry.generation = generation
+            fresh.append(entry)
         }
         insert(fresh, into: &changes)
         return changes

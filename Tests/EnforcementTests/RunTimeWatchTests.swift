@@ -1,0 +1,44 @@
+import Glibc
+import ScreenTimeModel
+import Testing
+
+@testable import Enforcement
+
+extension KernelTests {
+    /// Real processes: whether a process held by `SIGSTOP` has run since the last look, from its `schedstat`.
+    @Suite struct RunTimeWatchTests {
+        @Test func aStoppedProcessHasNotRunAndAResumedOneHasEvenWhenItOnlySleeps() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            // A sleeping process burns no CPU once resumed, but it runs to take SIGCONT and go back to sleep.
+            let sleeper = try processes.spawn(["/bin/sleep", "1000"])
+            Glibc.kill(sleeper.pid.rawValue, SIGSTOP)
+            #expect(eventually { schedulerState(sleeper) == "T" })
+            let watch = RunTimeWatch()
+            #expect(!watch.hasRun(sleeper))  // first look: stopped now
+            #expect(!watch.hasRun(sleeper))  // nothing since
+            Glibc.kill(sleeper.pid.rawValue, SIGCONT)
+            #expect(eventually { schedulerState(sleeper) != "T" })
+            #expect(eventually { watch.hasRun(sleeper) })
+            // Stopped again: the stop itself made it run; the next look takes a new baseline instead of counting it.
+            watch.rebaseline(sleeper)
+            Glibc.kill(sleeper.pid.rawValue, SIGSTOP)
+            #expect(eventually { schedulerState(sleeper) == "T" })
+            #expect(!watch.hasRun(sleeper))
+            #expect(!watch.hasRun(sleeper))
+        }
+
+        @Test func aProcessGoneOrReplacedHasNotRun() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            let busy = try processes.spawn()
+            let watch = RunTimeWatch()
+            #expect(watch.hasRun(busy))  // first look: running
+            processes.stopAll()
+            #expect(!watch.hasRun(busy))
+            // Another start time under the same pid is another process: not this one running.
+            let other = try processes.spawn()
+            #expect(!watch.hasRun(ProcessIdentity(pid: other.pid, startTime: other.startTime &+ 1)))
+        }
+    }
+}
