@@ -40,10 +40,12 @@ extension Daemon {
             case "applicationCategories": settings.applicationCategories = nil
             case "webDomains": settings.webDomains = nil
             case "webDomainCategories": settings.webDomainCategories = nil
+            case "blockedApplications": settings.blockedApplications = nil
             default:
                 throw ScreenTimeBusError(
                     .invalidArgument,
-                    "unknown setting \"\(key)\": use applications, applicationCategories, webDomains or webDomainCategories")
+                    "unknown setting \"\(key)\": use applications, applicationCategories, webDomains, "
+                        + "webDomainCategories or blockedApplications")
             }
             try setSettings(settings, of: store, for: client, at: now)
         case .clearAllSettings:
@@ -130,7 +132,11 @@ extension Daemon {
                 throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
             }
         }
+        let before = clients.stores[client]?[store]?.applications ?? []
         clients.stores[client, default: [:]][store] = kept
+        for application in (kept?.applications ?? []).subtracting(before).sorted(by: { $0.rawValue < $1.rawValue }) {
+            showClientShield(of: client, over: application, store: store)
+        }
         let name = client.engineName(ofStore: store)
         perform(runtime.handle(.engine(.settingsStoreChanged(user: client.user, store: name, settings: kept)), at: now))
     }
