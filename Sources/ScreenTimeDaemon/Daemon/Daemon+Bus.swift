@@ -52,6 +52,12 @@ extension Daemon: BusRequestHandler {
         }
         let client = try client(of: caller)
         switch request {
+        case .extensions:
+            var declared = DeclaredExtensions(application: client.app.rawValue)
+            for kind in ScreenTimeExtensionKind.allCases {
+                if let executable = declaredExtension(kind, of: client) { declared.extensions[kind.rawValue] = executable }
+            }
+            return .text(try BusJSON.encode(declared))
         case .requestAuthorization(let member): return .text(try requestAuthorization(for: member, by: client, at: now))
         case .authorizationStatus: return .text(clients.authorizations[client] ?? "notDetermined")
         case .revokeAuthorization:
