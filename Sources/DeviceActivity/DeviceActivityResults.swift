@@ -86,8 +86,7 @@ extension DeviceActivityResults where Element == DeviceActivityData {
             ActivitySegment(summary, filter: filter, labels: byToken, categoryNames: categoryNames)
         }
         let user = DeviceActivityData.User(nameComponents: nil, userID: getuid())
-        var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : nil
+        let host = ProcessInfo.processInfo.hostName
         return [
             DeviceActivityData(
                 user: user, device: .init(name: host), lastUpdatedDate: Date(),
@@ -134,8 +133,7 @@ extension ActivitySegment {
         let filtered = !filter.applications.isEmpty || !filter.categories.isEmpty
         let categories = applicationsByCategory.map { token, applications in
             let sum = applications.reduce(0) { $0 + $1.totalActivityDuration }
-            return
-            CategoryActivity(
+            return CategoryActivity(
                 category: .init(
                     token: ActivityCategoryToken(rawValue: token), localizedDisplayName: categoryNames[token] ?? nil),
                 totalActivityDuration: filtered ? sum : summary.categorySeconds[token] ?? sum,
