@@ -100,7 +100,7 @@ set +e
 as_app org.example.Streaks "$EXAMPLES/Streaks" start --task short --kind decrease --selection $U/game.json \
     --goal 5 --interval 5 > "$WORK/short.out" 2>&1
 set -e
-check "a schedule under the daemon's minimum interval is refused as intervalTooShort" grep -q 'intervalTooShort' "$WORK/short.out" \
+check "a schedule under the daemon's minimum interval is refused (intervalTooShort)" grep -q 'interval is 5s, shorter than the minimum of 10s' "$WORK/short.out" \
     || { cat "$WORK/short.out"; false; }
 as_app org.example.Homework "$EXAMPLES/Homework" status > "$WORK/status1.out" 2>&1
 check "a second process of Homework sees the activity with its event" grep -q 'activity daily: homework after 12 s' "$WORK/status1.out"
@@ -153,6 +153,8 @@ cat "$WORK/show.out"
 check "the report extension renders the total activity" grep -Eq '^Total Activity: [0-9]+ s' "$WORK/show.out"
 check "the report extension renders the top apps with the game" grep -Eq '^  SuperTuxKart: [0-9]+ s' "$WORK/show.out"
 
+for f in short status2 data; do echo "--- $f:"; cat "$WORK/$f.out"; done
+as_user "$BIN/screentime" report --today 2>&1 | head -20 || true
 as_user systemctl --user stop screentimed || true
 inside sh -c "kill \$(cat $U/monitor.pid)" || true
 inside sh -c "grep -E 'extension|shield' $LOG | tail -n 15" || true

@@ -51,6 +51,11 @@ extension Daemon: BusRequestHandler {
         default: break
         }
         let client = try client(of: caller)
+        // A request that comes between the start and the first tick must see the clients' records too.
+        if !clientsRestored { restoreClients(at: now) }
+        guard clientsRestored else {
+            throw ScreenTimeBusError(.failed, "the usage store is not open yet, so \(client)'s records can't be read; try again")
+        }
         switch request {
         case .extensions:
             var declared = DeclaredExtensions(application: client.app.rawValue)
