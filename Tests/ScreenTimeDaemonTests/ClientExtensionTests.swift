@@ -39,7 +39,9 @@ import Testing
         defer { child.kill() }
         let caller = try #require(
             CallerProcess(BusCredentials(user: UserID(getuid()), process: ProcessID(rawValue: child.pid))))
-        #expect(caller.initialEnvironmentValue(ExtensionTokens.variable) == token)
+        // Until the child's execve is done, /proc shows the parent's environment.
+        let read = eventually(timeout: .seconds(5)) { caller.initialEnvironmentValue(ExtensionTokens.variable) }
+        #expect(read == token)
         #expect(caller.initialEnvironmentValue("HOME") == nil)
         tokens.revoke(token)
         #expect(tokens.client(for: token) == nil)
