@@ -23,6 +23,7 @@ run: build
 ## Every test: unit tests, then the integration tests against real logind, X11, sway, cgroups and D-Bus.
 test: test-deps
 	$(SWIFT) build --build-tests
+	cd Examples && $(SWIFT) build
 	scripts/run-tests.sh
 
 bench: test-deps

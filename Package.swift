@@ -85,7 +85,7 @@ let package = Package(
             name: "screentime",
             dependencies: [
                 "LinuxActivity", "ScreenTimeModel", "ScreenTimeDaemon", "ScreenTimeEngine", "UsageStore", "Enforcement",
-                "ScreenTimeBus", .product(name: "SystemPackage", package: "swift-system"),
+                "ScreenTimeBus", "FamilyControls", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

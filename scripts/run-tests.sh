@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs all tests of a built tree (`swift build --build-tests` first): the Swift test suites, then each
+# Runs all tests of a built tree (`swift build --build-tests` first, and `swift build` in Examples for
+# Tests/Integration/examples.sh): the Swift test suites, then each
 # integration script under Tests/Integration (root only: they boot logind in a container, start X servers,
 # compositors and cgroups). Prints one closing line: "N passed, M failed".
 set -uo pipefail

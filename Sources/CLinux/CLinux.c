@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <grp.h>
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
 
@@ -54,7 +55,7 @@ pid_t clinux_spawn_into_cgroup(int cgroup_fd, const char *path, char *const argv
 }
 
 pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd,
-                           unsigned long long address_space_limit) {
+                           unsigned long long address_space_limit, uid_t uid, gid_t gid) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) return -errno;
     pid_t pid = fork();
@@ -74,6 +75,10 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
         if (address_space_limit != 0) {
             struct rlimit limit = {address_space_limit, address_space_limit};
             if (setrlimit(RLIMIT_AS, &limit) < 0) goto failed;
+        }
+        if (uid != (uid_t)-1) {
+            if (getuid() == 0 && setgroups(0, NULL) < 0) goto failed;
+            if (setgid(gid) < 0 || setuid(uid) < 0) goto failed;
         }
         execve(path, argv, envp);
     failed:;

@@ -79,6 +79,7 @@ static const sd_bus_vtable catalog_vtable[] = {
     SD_BUS_VTABLE_START(0),
     M("Applications", "", SD_BUS_PARAM(), "s", SD_BUS_PARAM(applications_json)),
     M("Application", "s", SD_BUS_PARAM(bundle_identifier), "s", SD_BUS_PARAM(application_json)),
+    M("Extensions", "", SD_BUS_PARAM(), "s", SD_BUS_PARAM(extensions_json)),
     SD_BUS_VTABLE_END,
 };
 

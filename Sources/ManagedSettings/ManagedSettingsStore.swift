@@ -36,6 +36,21 @@ public final class ManagedSettingsStore: Sendable {
         set { connection.setSettings(newValue.isEmpty ? nil : newValue, of: name) }
     }
 
+    /// Which apps may not run at all. Assigning keeps the store's shields.
+    public var application: ApplicationSettings {
+        get {
+            ApplicationSettings(
+                blockedApplications: connection.settings(of: name)?.blockedApplications.map {
+                    Set($0.map(Application.init(token:)))
+                })
+        }
+        set {
+            var settings = connection.settings(of: name) ?? ShieldSettings()
+            settings.blockedApplications = newValue.blockedApplications.map { Set($0.compactMap(\.token)) }
+            connection.setSettings(settings.isEmpty ? nil : settings, of: name)
+        }
+    }
+
     /// Clears every setting of this store (other stores keep theirs).
     public func clearAllSettings() { connection.setSettings(nil, of: name) }
 }
@@ -46,4 +61,16 @@ public protocol ManagedSettingsConnection: Sendable {
     func settings(of store: SettingsStoreName) -> ShieldSettings?
     /// Replaces a store's settings; `nil` clears it.
     func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName)
+}
+
+/// The app settings of a store: Apple's `ApplicationSettings`.
+public struct ApplicationSettings: Hashable, Sendable {
+    /// Apps that may not run: a blocked app is stopped when it starts (at exec where the platform allows it,
+    /// otherwise within one tick of the daemon) and never runs on while it is blocked; nil or empty blocks none.
+    public var blockedApplications: Set<Application>?
+
+    /// Settings that block `blockedApplications`.
+    public init(blockedApplications: Set<Application>? = nil) {
+        self.blockedApplications = blockedApplications
+    }
 }

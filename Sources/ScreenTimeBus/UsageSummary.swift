@@ -36,12 +36,19 @@ public struct UsageSummary: Codable, Hashable, Sendable {
     public var firstPickup: Date?
     /// The longest stretch of one app, if any.
     public var longestActivity: LongestActivity?
+    /// The category token each used app was counted in, by application token (absent from older daemons).
+    public var applicationCategories: [String: String]?
+    /// Pickups that began with each app, by application token (absent from older daemons).
+    public var applicationPickups: [String: Int]?
 
     /// A summary with every field given.
     public init(
         start: Date, end: Date, totalSeconds: Double, applicationSeconds: [String: Double],
-        categorySeconds: [String: Double], pickups: Int, firstPickup: Date?, longestActivity: LongestActivity?
+        categorySeconds: [String: Double], pickups: Int, firstPickup: Date?, longestActivity: LongestActivity?,
+        applicationCategories: [String: String]? = nil, applicationPickups: [String: Int]? = nil
     ) {
+        self.applicationCategories = applicationCategories
+        self.applicationPickups = applicationPickups
         self.start = start
         self.end = end
         self.totalSeconds = totalSeconds

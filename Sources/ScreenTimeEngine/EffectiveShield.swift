@@ -13,6 +13,8 @@ public struct EffectiveShield: Hashable, Sendable, Codable, CustomStringConverti
     public init<S: Sequence>(union policies: S) where S.Element == ShieldSettings {
         for policy in policies {
             applications.formUnion(policy.applications ?? [])
+            // A blocked app is held as a shielded one is: it never runs while blocked.
+            applications.formUnion(policy.blockedApplications ?? [])
             webDomains.formUnion(policy.webDomains ?? [])
             if let policy = policy.applicationCategories { applicationCategories.add(policy) }
             if let policy = policy.webDomainCategories { webDomainCategories.add(policy) }

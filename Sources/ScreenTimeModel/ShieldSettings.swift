@@ -11,13 +11,18 @@ public struct ShieldSettings: Hashable, Sendable, Codable {
     public var applicationCategories: ActivityCategoryPolicy<ApplicationToken>?
     public var webDomains: Set<WebDomainToken>?
     public var webDomainCategories: ActivityCategoryPolicy<WebDomainToken>?
+    /// Apps that may not run at all: Apple's `ApplicationSettings.blockedApplications`. They are held like shielded
+    /// apps (caught at exec where the platform allows it, otherwise at the next tick), with no shield to answer.
+    public var blockedApplications: Set<ApplicationToken>?
 
     public init(
         applications: Set<ApplicationToken>? = nil,
         applicationCategories: ActivityCategoryPolicy<ApplicationToken>? = nil,
         webDomains: Set<WebDomainToken>? = nil,
-        webDomainCategories: ActivityCategoryPolicy<WebDomainToken>? = nil
+        webDomainCategories: ActivityCategoryPolicy<WebDomainToken>? = nil,
+        blockedApplications: Set<ApplicationToken>? = nil
     ) {
+        self.blockedApplications = blockedApplications
         self.applications = applications
         self.applicationCategories = applicationCategories
         self.webDomains = webDomains
@@ -28,5 +33,6 @@ public struct ShieldSettings: Hashable, Sendable, Codable {
     public var isEmpty: Bool {
         (applications?.isEmpty ?? true) && (applicationCategories?.isNone ?? true)
             && (webDomains?.isEmpty ?? true) && (webDomainCategories?.isNone ?? true)
+            && (blockedApplications?.isEmpty ?? true)
     }
 }

@@ -12,7 +12,7 @@ struct ScreenTimeCommand: AsyncParsableCommand {
             """,
         subcommands: [
             NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self, StopCommand.self,
-            ExportCommand.self,
+            ExportCommand.self, PickCommand.self,
         ])
 }
 

@@ -196,3 +196,28 @@ import Testing
         }
     }
 }
+
+@Suite("Screen Time extensions in desktop entries") struct DesktopEntryExtensionTests {
+    @Test func declaredExtensionsAreReadAndARelativePathIsRefusedWithTheEntryAndKey() throws {
+        let entry = try #require(
+            DesktopEntry(
+                id: "org.example.Homework",
+                parsing: """
+                    [Desktop Entry]
+                    Name=Homework
+                    Exec=homework
+                    X-ScreenTime-Monitor=/opt/homework/monitor
+                    X-ScreenTime-ShieldConfiguration=shield-look
+                    """))
+        #expect(try entry.screenTimeExtension(.monitor)?.get() == "/opt/homework/monitor")
+        #expect(entry.screenTimeExtension(.report) == nil)
+        guard case .failure(let error)? = entry.screenTimeExtension(.shieldConfiguration) else {
+            Issue.record("a relative path was accepted")
+            return
+        }
+        #expect(
+            error.message
+                == "desktop entry org.example.Homework: X-ScreenTime-ShieldConfiguration=shield-look is not an absolute "
+                + "path to an executable; write its full path, with no arguments")
+    }
+}

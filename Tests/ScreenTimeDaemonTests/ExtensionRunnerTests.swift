@@ -118,6 +118,7 @@ struct ExtensionRunnerTests {
     @Test("a missing executable is a start failure with ENOENT, not a crash")
     func missingExecutable() async throws {
         let directory = try ScratchDirectory()
+        chmod(directory.path, 0o755)  // as root the run is nobody's, who must see that the file is absent
         let outcome = await runner().0.run(
             executable: directory.path + "/absent", callback: .intervalDidStart, activity: "daily")
         guard case .failedToStart(let error) = outcome.termination else {

@@ -34,5 +34,7 @@ func writeScript(_ directory: ScratchDirectory, _ name: String, _ body: String) 
     let path = directory.path + "/" + name
     try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
     chmod(path, 0o755)
+    // A root daemon runs extensions as nobody, who must reach the script.
+    chmod(directory.path, 0o755)
     return path
 }

@@ -11,7 +11,9 @@ import Synchronization
 struct TestChild {
     let pid: pid_t
 
-    init(_ path: String, _ arguments: [String], standardOutput: String) throws {
+    /// Starts `path` with `arguments`, standard output to the file `standardOutput`, and `environment` (`NAME=value`
+    /// entries; default: this process's).
+    init(_ path: String, _ arguments: [String], standardOutput: String, environment: [String]? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -31,7 +33,10 @@ struct TestChild {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let envp = environment.map { $0.map { strdup($0) } + [nil] }
+        defer { envp?.forEach { free($0) } }
+        let result = envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         self.pid = pid
     }

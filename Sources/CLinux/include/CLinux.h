@@ -45,10 +45,12 @@ int clinux_proc_events_read(int socket, struct clinux_process_event *events, int
 /* fork(2) + execve(2) for a supervised helper: the child gets its own process group (so that the whole group can be
    signalled), default signal dispositions and an empty signal mask, /dev/null as standard input, `stdout_fd` and
    `stderr_fd` as standard output and error, no other inherited descriptors beyond close-on-exec ones, and, when
-   `address_space_limit` is not 0, RLIMIT_AS set to it (soft and hard). Returns the child's pid, or -errno when the
-   fork or the execve failed (the execve's errno comes back through a close-on-exec pipe, and that child is reaped). */
+   `address_space_limit` is not 0, RLIMIT_AS set to it (soft and hard), and, when `uid` is not (uid_t)-1, no
+   supplementary groups and the group `gid` and user `uid` (setgroups(2), setgid(2), setuid(2)) before the execve.
+   Returns the child's pid, or -errno when the fork, the change of user or the execve failed (the child's errno comes
+   back through a close-on-exec pipe, and that child is reaped). */
 pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd,
-                           unsigned long long address_space_limit);
+                           unsigned long long address_space_limit, uid_t uid, gid_t gid);
 
 
 /* Names the calling thread (prctl(2) PR_SET_NAME; the kernel keeps 15 bytes). Returns 0 or -1 with errno set. */

@@ -67,3 +67,17 @@ extension Collector {
         return caller.isAlive ? app : nil
     }
 }
+
+extension CallerProcess {
+    /// The value of `name` in the environment the process was started with (`/proc/PID/environ`), read while the
+    /// pidfd holds the process; nil when it is not set, can't be read, or the process exited meanwhile.
+    public func initialEnvironmentValue(_ name: String, procRoot: String = "/proc") -> String? {
+        guard let bytes = FileSystem.readBytes("\(procRoot)/\(credentials.process.rawValue)/environ") else { return nil }
+        let prefix = Array((name + "=").utf8)
+        for entry in bytes.split(separator: 0) where entry.starts(with: prefix) {
+            let value = String(decoding: entry.dropFirst(prefix.count), as: UTF8.self)
+            return isAlive ? value : nil
+        }
+        return nil
+    }
+}

@@ -13,6 +13,8 @@ public struct DesktopEntry: Hashable, Sendable {
     public var categories: [String]
     public var noDisplay: Bool
     public var hidden: Bool
+    /// The Screen Time extensions the app declares (`X-ScreenTime-Monitor=` and the others), as written.
+    public var screenTimeExtensions: [ScreenTimeExtensionKind: String] = [:]
 
     /// The name for a locale such as `de_DE.UTF-8@euro`, with the specification's fallbacks
     /// (`lang_COUNTRY@MODIFIER`, `lang_COUNTRY`, `lang@MODIFIER`, `lang`, unlocalized).
@@ -79,6 +81,9 @@ extension DesktopEntry {
         self.categories = (values["Categories"] ?? "").split(separator: ";").map(String.init)
         self.noDisplay = values["NoDisplay"] == "true"
         self.hidden = values["Hidden"] == "true"
+        for kind in ScreenTimeExtensionKind.allCases {
+            if let value = values[kind.desktopEntryKey], !value.isEmpty { screenTimeExtensions[kind] = value }
+        }
     }
 
     /// Decodes the value escapes `\s`, `\n`, `\t`, `\r`, `\\`; other backslashes are kept for `Exec` unquoting, which

@@ -95,7 +95,7 @@ public struct DesktopEntryIndex: Sendable {
         return keys
     }
 
-    static func resolveInPath(_ program: String) -> String? {
+    public static func resolveInPath(_ program: String) -> String? {
         for directory in ["/usr/local/bin", "/usr/bin", "/bin", "/usr/games", "/usr/local/games", "/usr/sbin"] {
             let candidate = directory + "/" + program
             if access(candidate, X_OK) == 0 { return FileSystem.realPath(candidate) ?? candidate }

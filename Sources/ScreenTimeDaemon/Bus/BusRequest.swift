@@ -45,6 +45,8 @@ public enum BusRequest: Hashable, Sendable {
     case applications
     /// `Catalog1.Application(bundle_identifier)`.
     case application(String)
+    /// `Catalog1.Extensions`: the calling app's id and the extensions its desktop entry declares.
+    case extensions
 
     /// The request a call of `interface`.`member` with `arguments` makes; sd-bus has checked the arguments'
     /// signature against the vtable already.
@@ -85,6 +87,7 @@ public enum BusRequest: Hashable, Sendable {
             self = .segments(string(0), from: from, to: to)
         case (.catalog, "Applications"): self = .applications
         case (.catalog, "Application"): self = .application(string(0))
+        case (.catalog, "Extensions"): self = .extensions
         default:
             throw ScreenTimeBusError(.invalidArgument, "\(interface.rawValue) has no method \(member)")
         }

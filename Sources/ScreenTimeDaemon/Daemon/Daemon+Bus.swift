@@ -51,7 +51,18 @@ extension Daemon: BusRequestHandler {
         default: break
         }
         let client = try client(of: caller)
+        // A request that comes between the start and the first tick must see the clients' records too.
+        if !clientsRestored { restoreClients(at: now) }
+        guard clientsRestored else {
+            throw ScreenTimeBusError(.failed, "the usage store is not open yet, so \(client)'s records can't be read; try again")
+        }
         switch request {
+        case .extensions:
+            var declared = DeclaredExtensions(application: client.app.rawValue)
+            for kind in ScreenTimeExtensionKind.allCases {
+                if let executable = declaredExtension(kind, of: client) { declared.extensions[kind.rawValue] = executable }
+            }
+            return .text(try BusJSON.encode(declared))
         case .requestAuthorization(let member): return .text(try requestAuthorization(for: member, by: client, at: now))
         case .authorizationStatus: return .text(clients.authorizations[client] ?? "notDetermined")
         case .revokeAuthorization:
@@ -67,11 +78,21 @@ extension Daemon: BusRequestHandler {
         return try respondToClient(request, from: client, at: now)
     }
 
-    /// The client a calling process is: its user, and its app as the collector resolves it.
+    /// The client a calling process is: its user, and its app as the collector resolves it; or, for an extension
+    /// the daemon runs, the app that declared it (known by the token in the extension's environment).
     private func client(of caller: CallerProcess) throws(ScreenTimeBusError) -> BusClient {
         let user = caller.credentials.user
         guard settings.users?.contains(user) ?? true else {
             throw ScreenTimeBusError(.notAuthorized, "uid \(user.rawValue) is not a user this daemon limits")
+        }
+        if let token = caller.initialEnvironmentValue(ExtensionTokens.variable), !token.isEmpty {
+            guard let client = extensionTokens.client(for: token), client.user == user else {
+                throw ScreenTimeBusError(
+                    .notAuthorized,
+                    "\(ExtensionTokens.variable) is not the token of a running extension of uid \(user.rawValue): it "
+                        + "is valid only while the daemon runs that extension")
+            }
+            return client
         }
         guard let app = collector.application(of: caller) else {
             throw ScreenTimeBusError(
@@ -120,24 +141,14 @@ extension Daemon: BusRequestHandler {
 
     /// Queues the signal an engine action makes: a callback of a client's activity, or a user's new shield.
     func publishToBus(_ action: ActivityEngine.Action) {
-        let callback: (MonitorCallback, DeviceActivityName, ActivityEventName?)
-        switch action {
-        case .intervalDidStart(let activity): callback = (.intervalDidStart, activity, nil)
-        case .intervalDidEnd(let activity): callback = (.intervalDidEnd, activity, nil)
-        case .intervalWillStartWarning(let activity): callback = (.intervalWillStartWarning, activity, nil)
-        case .intervalWillEndWarning(let activity): callback = (.intervalWillEndWarning, activity, nil)
-        case .eventWillReachThresholdWarning(let event, let activity, _):
-            callback = (.eventWillReachThresholdWarning, activity, event)
-        case .eventDidReachThreshold(let event, let activity, _): callback = (.eventDidReachThreshold, activity, event)
-        case .shieldChanged(let user, let shield):
+        if case .shieldChanged(let user, let shield) = action {
             if let json = try? BusJSON.encode(shield) { busRequests.emit(.shieldChanged(user: user, json: json)) }
             return
-        default: return
         }
-        guard let (client, name) = BusClient.parse(callback.1) else { return }
+        guard let call = Self.clientCallback(of: action) else { return }
         busRequests.emit(
             .callback(
-                user: client.user, client: client.app, callback: callback.0, activity: name,
-                event: callback.2?.rawValue ?? ""))
+                user: call.client.user, client: call.client.app, callback: call.callback, activity: call.activity,
+                event: call.event ?? ""))
     }
 }

@@ -40,10 +40,12 @@ extension Daemon {
             case "applicationCategories": settings.applicationCategories = nil
             case "webDomains": settings.webDomains = nil
             case "webDomainCategories": settings.webDomainCategories = nil
+            case "blockedApplications": settings.blockedApplications = nil
             default:
                 throw ScreenTimeBusError(
                     .invalidArgument,
-                    "unknown setting \"\(key)\": use applications, applicationCategories, webDomains or webDomainCategories")
+                    "unknown setting \"\(key)\": use applications, applicationCategories, webDomains, "
+                        + "webDomainCategories or blockedApplications")
             }
             try setSettings(settings, of: store, for: client, at: now)
         case .clearAllSettings:
@@ -130,7 +132,11 @@ extension Daemon {
                 throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
             }
         }
+        let before = clients.stores[client]?[store]?.applications ?? []
         clients.stores[client, default: [:]][store] = kept
+        for application in (kept?.applications ?? []).subtracting(before).sorted(by: { $0.rawValue < $1.rawValue }) {
+            showClientShield(of: client, over: application, store: store)
+        }
         let name = client.engineName(ofStore: store)
         perform(runtime.handle(.engine(.settingsStoreChanged(user: client.user, store: name, settings: kept)), at: now))
     }
@@ -200,7 +206,12 @@ extension Daemon {
     private func summary(for user: UserID, from start: Date, to end: Date) throws(ScreenTimeBusError) -> UsageSummary {
         guard start < end else { throw ScreenTimeBusError(.invalidArgument, "a report's start must be before its end") }
         let report: UsageReport
-        do { report = try ledger { try $0.report(for: user, from: start, to: end) } } catch {
+        let details: (categories: [ApplicationToken: ActivityCategoryToken], pickups: [ApplicationToken: Int])
+        do {
+            (report, details) = try ledger {
+                (try $0.report(for: user, from: start, to: end), try $0.applicationDetails(for: user, from: start, to: end))
+            }
+        } catch {
             throw ScreenTimeBusError(.failed, "cannot read the usage store: \(error)")
         }
         func seconds(_ duration: Duration) -> Double {
@@ -214,7 +225,9 @@ extension Daemon {
             longestActivity: report.longestSession.map {
                 UsageSummary.LongestActivity(
                     application: $0.use.application, category: $0.use.category, start: $0.start, end: $0.end)
-            })
+            },
+            applicationCategories: Dictionary(uniqueKeysWithValues: details.categories.map { ($0.key.rawValue, $0.value.rawValue) }),
+            applicationPickups: Dictionary(uniqueKeysWithValues: details.pickups.map { ($0.key.rawValue, $0.value) }))
     }
 
     /// The hours, days or weeks (local time) that cover `from..<to`, each clipped to it.

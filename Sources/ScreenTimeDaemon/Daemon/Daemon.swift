@@ -29,8 +29,12 @@ public final class Daemon {
     var clients = ClientRegistry()
     /// Whether the clients' records were read back from the ledger (it opens after the start).
     var clientsRestored = false
+    /// The tokens of the client extensions running now (`Daemon+ClientExtensions.swift`).
+    let extensionTokens = ExtensionTokens()
+    /// Client shields whose text an extension has given, to show at the next tick.
+    let clientShieldTexts = ShieldTextQueue()
     private let tokenizer: Tokenizer
-    private let notifier: (any DaemonNotifier)?
+    let notifier: (any DaemonNotifier)?
     let logger: Logger
     /// Held for the daemon's life: one daemon per state folder, and `screentime stop --release` waits for it.
     private let instanceLock: InstanceLock
@@ -133,6 +137,7 @@ public final class Daemon {
             now: .nanoseconds(now.monotonic.nanoseconds), wallNow: now.wallClock.secondsSince1970)
         perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
         if !clientsRestored { restoreClients(at: now) }
+        showReadyClientShields()
         for answer in notifier?.takeAnswers() ?? [] { perform(runtime.handle(.answered(answer), at: now)) }
         let health = storeWriter.health
         if health.fault != runtime.storeFault { perform(runtime.handle(.storeFault(health.fault), at: now)) }
@@ -187,13 +192,14 @@ public final class Daemon {
                 limitReachedNanoseconds.store(instant.nanoseconds, ordering: .releasing)
             case .announce(let engineAction):
                 publishToBus(engineAction)
+                runClientMonitor(for: engineAction)
             }
         }
     }
 
     /// Runs a monitor extension on its own, under its time and memory limits, its output going to the log.
     private func runExtension(_ executable: String, callback: MonitorCallback, activity: String, event: String?) {
-        let runner = ExtensionRunner(logger: logger)
+        let runner = ExtensionRunner(limits: settings.extensionLimits, logger: logger)
         let logger = logger
         Task.detached {
             let outcome = await runner.run(executable: executable, callback: callback, activity: activity, event: event)

@@ -23,6 +23,8 @@ public struct DaemonSettings: Sendable {
     public var busEndpoint: DaemonConnection.Endpoint?
     /// The limits each D-Bus client's activities obey.
     public var clientLimits = ClientLimits.apple
+    /// The limits every extension's run obeys (the policy's and the clients' declared ones).
+    public var extensionLimits = ExtensionLimits.standard
 
     /// The defaults of individual mode for the calling user (XDG directories), or of guardian mode.
     public static func defaults(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)

@@ -37,6 +37,12 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds of input idleness after which a session counts as idle.", valueName: "seconds"))
     var idleTimeout: Int = 180
 
+    @Option(
+        help: ArgumentHelp(
+            "The shortest schedule interval a D-Bus client may monitor (Apple's limit: 900 s); tests shorten it.",
+            valueName: "seconds"))
+    var clientMinimumInterval: Int = 900
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -51,6 +57,10 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
         if let tokenKey { settings.tokenKeyPath = tokenKey }
         if let enforcementState { settings.enforcementStatePath = enforcementState }
         settings.idleTimeout = .seconds(idleTimeout)
+        guard clientMinimumInterval > 0 else {
+            throw ValidationError("--client-minimum-interval must be more than 0 seconds (Apple's limit is 900)")
+        }
+        settings.clientLimits.minimumIntervalLength = .seconds(clientMinimumInterval)
         let daemon: Daemon
         do {
             // Guardian mode shows nothing itself: a per-user agent in each session relays shields.

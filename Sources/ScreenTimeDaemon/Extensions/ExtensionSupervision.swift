@@ -6,9 +6,17 @@ import SystemPackage
 /// One run of an extension, supervised on the calling (dedicated) thread: start, read output, enforce the time
 /// limit, reap, classify.
 struct ExtensionSupervision: Sendable {
+    /// A user and group to switch to before the extension's `execve`.
+    struct Account: Hashable, Sendable {
+        var user: uid_t
+        var group: gid_t
+    }
+
     var executable: String
     var arguments: [String]
     var environment: [String: String]
+    /// The account the extension runs as; nil: the daemon's own.
+    var account: Account?
     var limits: ExtensionLimits
     var logger: Logger
 
@@ -23,7 +31,7 @@ struct ExtensionSupervision: Sendable {
         switch start() {
         case .success(let value): started = value
         case .failure(let error):
-            logger.error("cannot start the monitor extension", metadata: ["error": "\(error)"])
+            logger.error("cannot start the extension", metadata: ["error": "\(error)"])
             return ExtensionOutcome(
                 termination: .failedToStart(error), timedOut: false, exceededMemoryLimit: false, output: [])
         }
@@ -134,14 +142,15 @@ struct ExtensionSupervision: Sendable {
         for attempt in 0..<40 where pid == -ETXTBSY {
             if attempt > 0 { usleep(UInt32(min(20_000 * attempt, 100_000))) }
             pid = clinux_spawn_limited(
-                executable, argv, envp, output.1.rawValue, errors.1.rawValue, limits.addressSpaceBytes ?? 0)
+                executable, argv, envp, output.1.rawValue, errors.1.rawValue, limits.addressSpaceBytes ?? 0,
+                account?.user ?? uid_t.max, account?.group ?? gid_t.max)
         }
         guard pid > 0 else {
             try? output.0.close()
             try? errors.0.close()
             return .failure(
                 DaemonServiceError(
-                    .extensionStartFailed, "cannot run the monitor extension \(executable)",
+                    .extensionStartFailed, "cannot run the extension \(executable)",
                     errno: Errno(rawValue: -pid)))
         }
         return .success((pid, output.0, errors.0))
