@@ -47,8 +47,28 @@ import Testing
         #expect(table.listingCount == listings)
     }
 
+    @Test func aProcessReadBeforeItsExecIsReadAgainByTheNextRefresh() throws {
+        let table = probingTable()
+        let pid = try processes.spawn(["/bin/sh", "-c", "sleep 0.3; exec /bin/sleep 600"])
+        defer { processes.stop([pid]) }
+        var found = false
+        for _ in 0..<10 where !found {
+            usleep(20_000)
+            found = table.refresh().added.contains(ProcessID(pid))
+        }
+        #expect(found)
+        #expect(table.entries[ProcessID(pid)]?.executable != "/usr/bin/sleep")
+        for _ in 0..<100 where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) != "/usr/bin/sleep" {
+            usleep(20_000)
+        }
+        let changes = table.refresh()
+        #expect(changes.removed.contains { $0.pid == ProcessID(pid) })
+        #expect(changes.added.contains(ProcessID(pid)))
+        #expect(table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep")
+    }
+
     @Test func anExitedProcessLeavesAtTheNextListing() throws {
-        let table = probingTable(rescanInterval: 3)
+        let table = probingTable(rescanInterval: 4)
         let pid = try processes.spawn(["/bin/sleep", "600"])
         var found = false
         for _ in 0..<50 where !found {
@@ -56,6 +76,7 @@ import Testing
             found = table.refresh().added.contains(ProcessID(pid))
         }
         #expect(found)
+        table.refresh()  // no longer new: only a listing notices its exit
         processes.stop([pid])
         let listings = table.listingCount
         var removed = false

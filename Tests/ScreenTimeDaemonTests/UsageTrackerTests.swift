@@ -48,4 +48,21 @@ import UsageStore
         #expect(back.pickups.map(\.application) == [game.application])
         #expect(back.pickups.first?.time == Date(timeIntervalSince1970: 3))
     }
+
+    @Test func withTheFocusUnknownEveryAppInUseIsRecordedAndOnePickupCounted() {
+        var tracker = UsageTracker()
+        _ = tracker.observe([sample(.locked, [])], monotonic: .seconds(0), wall: Date(timeIntervalSince1970: 0))
+        let both = tracker.observe([sample(.active, [game, editor])], monotonic: .seconds(1), wall: Date(timeIntervalSince1970: 1))
+        #expect(both.pickups.count == 1)
+        let later = tracker.observe([sample(.active, [game, editor])], monotonic: .seconds(4), wall: Date(timeIntervalSince1970: 4))
+        #expect(Set(later.intervals.map(\.use)) == [game, editor])
+        #expect(later.intervals.allSatisfy { $0.duration == .seconds(3) })
+        // The editor quits: its interval ends, the game's goes on.
+        let one = tracker.observe([sample(.active, [game])], monotonic: .seconds(6), wall: Date(timeIntervalSince1970: 6))
+        #expect(Set(one.intervals.map(\.use)) == [game, editor])
+        let next = tracker.observe([sample(.active, [game])], monotonic: .seconds(7), wall: Date(timeIntervalSince1970: 7))
+        #expect(next.intervals.map(\.use) == [game])
+        #expect(next.intervals[0].duration == .seconds(6))
+        #expect(next.pickups.isEmpty)
+    }
 }

@@ -39,29 +39,18 @@ extension Collector {
     /// identity could be read, or when it is a kernel thread.
     ///
     /// Call it on the thread that owns the collector. The collector's own record of the process is used when it has
-    /// one for the same process (start time unchanged); otherwise the process is read now.
+    /// one for the same process running the same program in the same cgroup; otherwise the process is read now.
     public func application(of caller: CallerProcess) -> ResolvedApp? {
         let pid = caller.credentials.process
-        let directory = "\(table.procRoot)/\(pid.rawValue)"
-        guard let statBytes = FileSystem.readBytes(directory + "/stat"), let stat = ProcessStat(parsing: statBytes)
-        else { return nil }
-        if let known = table.entries[pid], known.stat.startTime == stat.startTime, let app = known.app {
+        guard let entry = table.readEntry(pid) else { return nil }
+        // The table's app holds while the process runs what it ran when the table read it (it may have been read
+        // before its exec, when nothing reports executions).
+        if let known = table.entries[pid], known.stat.startTime == entry.stat.startTime,
+            known.executable == entry.executable, known.controlGroup == entry.controlGroup, let app = known.app
+        {
             return caller.isAlive ? app : nil
         }
-        guard let status = FileSystem.status(directory) else { return nil }
-        let executable = ProcessTable.executable(procRoot: table.procRoot, pid: pid)
-        var arguments: [String] = []
-        if let bytes = FileSystem.readBytes(directory + "/cmdline") {
-            arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
-                String(decoding: $0, as: UTF8.self)
-            }
-            if arguments.last == "" { arguments.removeLast() }
-        }
-        let controlGroup = FileSystem.readBytes(directory + "/cgroup").flatMap { ControlGroup(parsing: $0[...]) }
-        let entry = ProcessEntry(
-            stat: stat, user: UserID(status.st_uid), executable: executable, arguments: arguments,
-            controlGroup: controlGroup, app: nil, generation: 0, eventGaps: 0)
-        let parent = table.entries[stat.parent]?.app
+        let parent = table.entries[entry.stat.parent]?.app
         let app = AppResolver(procRoot: table.procRoot).resolve(
             entry, parent: parent, desktopEntries: catalog(for: entry.user).desktopEntries)
         return caller.isAlive ? app : nil

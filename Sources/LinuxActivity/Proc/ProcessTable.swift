@@ -40,10 +40,32 @@ public final class ProcessTable {
     public func refresh() -> Changes {
         var changes = carried
         carried = Changes()
+        readAgainIfExecuted(justAdded, into: &changes)
         let fresh = refreshSources()
         changes.added += fresh.added
         changes.removed += fresh.removed
+        justAdded = events == nil ? fresh.added : []
         return changes
+    }
+
+    /// Without events, the processes added by the last refresh: a new process is often read between its fork and
+    /// its exec (a launcher such as `systemd-run --scope` or `sh -c 'exec …'`), so its executable is looked at once
+    /// more, one refresh later.
+    private var justAdded: [ProcessID] = []
+
+    /// Reads again each of `pids` that runs another executable than when it was read (or has exited).
+    private func readAgainIfExecuted(_ pids: [ProcessID], into changes: inout Changes) {
+        for pid in pids {
+            guard let known = entries[pid], !known.isKernelThread,
+                Self.executable(procRoot: procRoot, pid: pid) != known.executable
+            else { continue }
+            changes.removed.append(known)
+            remove(pid)
+            guard var entry = readEntry(pid) else { continue }
+            entry.generation = known.generation
+            store(entry)
+            changes.added.append(pid)
+        }
     }
 
     private func refreshSources() -> Changes {
@@ -284,7 +306,8 @@ public final class ProcessTable {
         return entry
     }
 
-    private func readEntry(_ pid: ProcessID) -> ProcessEntry? {
+    /// Reads what the table keeps of process `pid` now, without storing it. Nil when it is gone.
+    func readEntry(_ pid: ProcessID) -> ProcessEntry? {
         let directory = "\(procRoot)/\(pid.rawValue)"
         guard let stat = currentStat(of: pid), let status = FileSystem.status(directory) else { return nil }
         if stat.pid.rawValue == 2 || stat.parent.rawValue == 2 {

@@ -4,16 +4,19 @@ import ScreenTimeModel
 import UsageStore
 
 /// Turns each tick's samples into usage intervals and pickups for the ledger: one interval per session and app while
-/// the app stays in front of an active session (extended every tick), and a pickup when an app comes to the front
-/// after the session was locked, idle or in the background.
+/// the app is in use in an active session (extended every tick), and a pickup when use starts again after the
+/// session was locked, idle or in the background.
+///
+/// An app is in use when it is in front; in a session whose focus is unknown, every running app of the session is
+/// (the collector's conservative fallback, which limits count too), so that reports show what limits counted.
+/// Reports take the union of intervals, so apps running side by side never add up to more than the wall clock.
 struct UsageTracker {
     private struct Open {
-        var use: AppUse
         var start: Date
         var startMonotonic: Duration
     }
 
-    private var open: [SessionID: Open] = [:]
+    private var open: [SessionID: [AppUse: Open]] = [:]
     private var lastPresence: [SessionID: SessionPresence] = [:]
 
     /// What changed at this tick, for the recorder.
@@ -25,21 +28,24 @@ struct UsageTracker {
         for sample in samples {
             let previous = lastPresence[sample.session]
             if previous != sample.presence { lastPresence[sample.session] = sample.presence }
-            let front = sample.presence.counts && sample.applicationsInUse.count == 1 ? sample.applicationsInUse[0] : nil
-            if var current = open[sample.session] {
-                intervals.append(interval(sample.user, sample.session, current, monotonic: monotonic, wall: wall))
-                if current.use != front {
-                    open[sample.session] = nil
-                } else {
-                    current.use = front!
-                    open[sample.session] = current
-                    continue
-                }
+            let inUse = sample.presence.counts ? sample.applicationsInUse : []
+            var current = open[sample.session] ?? [:]
+            for (use, interval) in current {
+                intervals.append(self.interval(sample.user, sample.session, use, interval, monotonic: monotonic, wall: wall))
+                if !inUse.contains(use) { current[use] = nil }
             }
-            guard let front else { continue }
-            open[sample.session] = Open(use: front, start: wall, startMonotonic: monotonic)
-            if previous != nil, previous != .active {
-                pickups.append(Pickup(user: sample.user, session: sample.session, application: front.application, time: wall))
+            var started: AppUse?
+            for use in inUse where current[use] == nil {
+                current[use] = Open(start: wall, startMonotonic: monotonic)
+                started = started ?? use
+            }
+            if let started, previous != nil, previous != .active {
+                pickups.append(Pickup(user: sample.user, session: sample.session, application: started.application, time: wall))
+            }
+            if current.isEmpty {
+                if open[sample.session] != nil { open[sample.session] = nil }
+            } else {
+                open[sample.session] = current
             }
         }
         // A handful of sessions: looked up in the samples rather than collected into a set each tick.
@@ -50,9 +56,11 @@ struct UsageTracker {
         return (intervals, pickups)
     }
 
-    private func interval(_ user: UserID, _ session: SessionID, _ open: Open, monotonic: Duration, wall: Date) -> UsageInterval {
+    private func interval(
+        _ user: UserID, _ session: SessionID, _ use: AppUse, _ open: Open, monotonic: Duration, wall: Date
+    ) -> UsageInterval {
         UsageInterval(
-            user: user, session: session, use: open.use, start: open.start, end: max(wall, open.start),
+            user: user, session: session, use: use, start: open.start, end: max(wall, open.start),
             duration: max(.zero, monotonic - open.startMonotonic))
     }
 }
