@@ -147,6 +147,26 @@ import Testing
         #expect(table.processIDsByUser[owner]?.contains(ProcessID(pid)) != true)
     }
 
+    @Test func theTableIndexesProcessesByApp() throws {
+        let pid = try spawn(["/bin/sleep", "600"])
+        defer { stop([pid]) }
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
+        table.refresh()
+        let sleep = ResolvedApp(id: AppID("sleep"), source: .executable)
+        table.setApp(sleep, for: ProcessID(pid))
+        #expect(table.processIDsByApp[sleep.id] == [ProcessID(pid)])
+        // Given another app, it leaves the first one's set.
+        let other = ResolvedApp(id: AppID("org.example.Other"), source: .unit)
+        table.setApp(other, for: ProcessID(pid))
+        #expect(table.processIDsByApp[sleep.id] == nil)
+        #expect(table.processIDsByApp[other.id] == [ProcessID(pid)])
+        stop([pid])
+        table.refresh()
+        #expect(table.processIDsByApp[other.id] == nil)
+    }
+
     @Test func aStatKeptOpenFollowsItsProcessAndFailsOnceItExited() throws {
         let pid = try spawn(["/bin/sleep", "600"])
         let table = ProcessTable()

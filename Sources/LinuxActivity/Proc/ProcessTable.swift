@@ -13,6 +13,9 @@ public final class ProcessTable {
     /// The pids of `entries` by owner, so that a caller interested in one user (the enforcer) doesn't walk the whole
     /// table.
     public private(set) var processIDsByUser: [UserID: Set<ProcessID>] = [:]
+    /// The pids of `entries` by app, so that a caller interested in a few apps (the enforcer, with its shielded ones)
+    /// looks at the apps rather than at every process.
+    public private(set) var processIDsByApp: [AppID: Set<ProcessID>] = [:]
     private var generation: UInt32 = 0
     /// Bumped when a process is added, removed or given its app (not when its `stat` is read again): what is derived
     /// from who runs what stays valid until it changes.
@@ -284,16 +287,29 @@ public final class ProcessTable {
 
     /// Stores the resolved app of a process.
     public func setApp(_ app: ResolvedApp, for pid: ProcessID) {
-        entries[pid]?.app = app
+        guard let index = entries.index(forKey: pid) else { return }
+        let old = withEntry(at: index) { entry in
+            defer { entry.app = app }
+            return entry.app
+        }
+        if let old, old.id != app.id { forgetApp(old.id, of: pid) }
+        processIDsByApp[app.id, default: []].insert(pid)
         changeCount &+= 1
+    }
+
+    private func forgetApp(_ app: AppID, of pid: ProcessID) {
+        processIDsByApp[app]?.remove(pid)
+        if processIDsByApp[app]?.isEmpty == true { processIDsByApp[app] = nil }
     }
 
     private func store(_ entry: ProcessEntry) {
         changeCount &+= 1
-        if let old = entries.updateValue(entry, forKey: entry.pid), old.user != entry.user {
-            processIDsByUser[old.user]?.remove(entry.pid)
+        if let old = entries.updateValue(entry, forKey: entry.pid) {
+            if old.user != entry.user { processIDsByUser[old.user]?.remove(entry.pid) }
+            if let app = old.app, app.id != entry.app?.id { forgetApp(app.id, of: entry.pid) }
         }
         processIDsByUser[entry.user, default: []].insert(entry.pid)
+        if let app = entry.app { processIDsByApp[app.id, default: []].insert(entry.pid) }
     }
 
     @discardableResult
@@ -303,6 +319,7 @@ public final class ProcessTable {
         changeCount &+= 1
         processIDsByUser[entry.user]?.remove(pid)
         if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
+        if let app = entry.app { forgetApp(app.id, of: pid) }
         return entry
     }
 

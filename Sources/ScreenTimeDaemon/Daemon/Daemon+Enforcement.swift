@@ -15,17 +15,20 @@ extension Daemon {
             for (user, shield) in runtime.shields {
                 let catalog = collector.catalog(for: user)
                 let manager = "/user@\(user.rawValue).service/"
-                for pid in table.processIDsByUser[user] ?? [] {
-                    guard let entry = table.entries[pid], let app = entry.app else { continue }
-                    let label = catalog.label(for: app.id)
+                // App by app (a few dozen), not process by process: only a shielded app's processes are looked at.
+                for (app, pids) in table.processIDsByApp {
+                    let label = catalog.label(for: app)
                     guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
-                    desired[app.id] = runtime.mode(for: (label.token, label.categoryToken), app: app.id)
-                    let path = entry.controlGroup?.path
-                    let cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-                    // Only the service manager's own tree can be rearranged; the daemon's own unit never is.
-                    let confinable = path.map { $0.contains(manager) && !$0.contains("/screentimed.service") } ?? false
-                    observed[app.id, default: []].append(
-                        ObservedProcess(entry.identity, ownCgroup: cgroup, confinable: confinable))
+                    for pid in pids {
+                        guard let entry = table.entries[pid], entry.user == user else { continue }
+                        desired[app] = runtime.mode(for: (label.token, label.categoryToken), app: app)
+                        let path = entry.controlGroup?.path
+                        let cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+                        // Only the service manager's own tree can be rearranged; the daemon's own unit never is.
+                        let confinable = path.map { $0.contains(manager) && !$0.contains("/screentimed.service") } ?? false
+                        observed[app, default: []].append(
+                            ObservedProcess(entry.identity, ownCgroup: cgroup, confinable: confinable))
+                    }
                 }
             }
             runtime.keepCloseRequests(for: Set(desired.keys))
