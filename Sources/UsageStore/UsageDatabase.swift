@@ -106,6 +106,7 @@ public struct UsageDatabase: Sendable {
                 columns: ["uid", "grantedAtMilliseconds"])
         }
         registerClientMigration(in: &migrator)
+        registerDayRecordsMigration(in: &migrator)
         return migrator
     }
 }

@@ -23,9 +23,13 @@ public final class StoreWriter: Service, Sendable {
         public var intervals: [UsageInterval] = []
         public var pickups: [Pickup] = []
         public var grants: [ExtraTimeGrant] = []
+        /// Labels, notifications, shields and limits, for reports.
+        public var records = DayRecords()
         public var snapshot: EngineSnapshotRecord?
 
-        public var isEmpty: Bool { intervals.isEmpty && pickups.isEmpty && grants.isEmpty && snapshot == nil }
+        public var isEmpty: Bool {
+            intervals.isEmpty && pickups.isEmpty && grants.isEmpty && records.isEmpty && snapshot == nil
+        }
     }
 
     /// How the store is doing, for `status`.
@@ -101,6 +105,7 @@ public final class StoreWriter: Service, Sendable {
             for interval in batch.intervals { state.recorder.record(interval) }
             for pickup in batch.pickups { state.recorder.record(pickup) }
             for grant in batch.grants { state.recorder.record(grant) }
+            state.recorder.record(batch.records)
             if state.recorder.database == nil { openIfDue(&state) }
             guard state.recorder.database != nil else {
                 state.health.pending = state.recorder.pendingCount
