@@ -107,6 +107,7 @@ public struct UsageDatabase: Sendable {
         }
         registerClientMigration(in: &migrator)
         registerDayRecordsMigration(in: &migrator)
+        registerRollupMigration(in: &migrator)
         return migrator
     }
 }
