@@ -34,6 +34,8 @@ let package = Package(
         // Pure layers: no I/O, no clock.
         .target(name: "ScreenTimeModel", swiftSettings: strict),
         .target(name: "ScreenTimeEngine", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+        // SVG charts of reports (bars, donut, ranked bars): pure, no I/O.
+        .target(name: "ScreenTimeCharts", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
 
         // Linux-facing layers.
         .target(
@@ -85,7 +87,7 @@ let package = Package(
             name: "screentime",
             dependencies: [
                 "LinuxActivity", "ScreenTimeModel", "ScreenTimeDaemon", "ScreenTimeEngine", "UsageStore", "Enforcement",
-                "ScreenTimeBus", .product(name: "SystemPackage", package: "swift-system"),
+                "ScreenTimeBus", "ScreenTimeCharts", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -98,6 +100,7 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+        .testTarget(name: "ScreenTimeChartsTests", dependencies: ["ScreenTimeCharts"], swiftSettings: strict),
         .testTarget(
             name: "ScreenTimeEngineTests",
             dependencies: [
