@@ -128,5 +128,9 @@ package.targets += [
     .executableTarget(
         name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity", "BenchmarkSupport"], swiftSettings: strict),
     .executableTarget(
+        name: "ReportBenchmark",
+        dependencies: ["ScreenTimeModel", "UsageStore", "BenchmarkSupport", .product(name: "GRDB", package: "GRDB.swift")],
+        swiftSettings: strict),
+    .executableTarget(
         name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon", "BenchmarkSupport"], swiftSettings: strict),
 ]

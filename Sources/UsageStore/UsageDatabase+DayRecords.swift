@@ -98,22 +98,31 @@ extension UsageDatabase {
     /// each the union of its intervals inside the range (monotonic time: a suspended machine shields nothing), and
     /// `total`, the time anything at all was shielded.
     public func shieldedTime(for user: UserID, from start: Date, to end: Date) throws -> ShieldedTime {
-        let from = start.millisecondsSince1970
-        let to = end.millisecondsSince1970
+        try shieldedTime(for: user, segments: [DateInterval(start: start, end: max(start, end))])[0]
+    }
+
+    /// `shieldedTime(for:from:to:)` for each of consecutive segments (hours or days), read once.
+    public func shieldedTime(for user: UserID, segments: [DateInterval]) throws -> [ShieldedTime] {
+        guard let first = segments.first, let last = segments.last else { return [] }
         let rows = try writer.read { db in
             try ShieldIntervalRecord
                 .filter(Column("uid") == Int64(user.rawValue))
-                .filter(Column("endMilliseconds") >= from && Column("startMilliseconds") < to)
+                .filter(Column("endMilliseconds") >= first.start.millisecondsSince1970)
+                .filter(Column("startMilliseconds") < last.end.millisecondsSince1970)
                 .fetchAll(db)
         }
-        var byTarget: [ShieldedTime.Target: [Span]] = [:]
-        for row in rows {
-            byTarget[ShieldedTime.Target(kind: row.kind, token: row.token), default: []].append(
-                Span(start: row.startMilliseconds, end: row.endMilliseconds, duration: row.durationMilliseconds))
+        return segments.map { segment in
+            let from = segment.start.millisecondsSince1970
+            let to = segment.end.millisecondsSince1970
+            var byTarget: [ShieldedTime.Target: [Span]] = [:]
+            for row in rows where row.startMilliseconds < to && row.endMilliseconds >= from {
+                byTarget[ShieldedTime.Target(kind: row.kind, token: row.token), default: []].append(
+                    Span(start: row.startMilliseconds, end: row.endMilliseconds, duration: row.durationMilliseconds))
+            }
+            return ShieldedTime(
+                total: Span.union(byTarget.values.flatMap { $0 }, from: from, to: to),
+                byTarget: byTarget.mapValues { Span.union($0, from: from, to: to) }.filter { $0.value > .zero })
         }
-        return ShieldedTime(
-            total: Span.union(byTarget.values.flatMap { $0 }, from: from, to: to),
-            byTarget: byTarget.mapValues { Span.union($0, from: from, to: to) }.filter { $0.value > .zero })
     }
 
     /// The limits of each local day from `firstDay` to `lastDay` (inclusive, `YYYY-MM-DD`), by day then limit.

@@ -26,15 +26,15 @@ extension UsageDatabase {
         let arguments: StatementArguments = ["uid": Int64(user.rawValue), "from": from, "to": to]
         var intervals = Array(repeating: [IntervalRow](), count: segments.count)
         // An interval overlaps a range if it starts before its end and ends after its start; an instant interval
-        // (start = end) if it lies in the range.
+        // (start = end) if it lies in the range (`Span.overlaps`, checked below). The query reads the intervals
+        // ending from the range's start on, by the index on their end (CROSS JOIN keeps SQLite from starting with
+        // the sessions, which would read every interval of each): reports are mostly of recent days.
         let rows = try Row.fetchCursor(
             db,
             sql: """
                 SELECT i.appToken, i.categoryToken, i.startMilliseconds, i.endMilliseconds, i.durationMilliseconds
-                FROM usageInterval i JOIN loginSession s ON s.id = i.sessionRowID
-                WHERE s.uid = :uid AND i.startMilliseconds < :to
-                  AND (i.endMilliseconds > :from
-                       OR (i.endMilliseconds = i.startMilliseconds AND i.startMilliseconds >= :from))
+                FROM usageInterval i INDEXED BY usageInterval_on_end CROSS JOIN loginSession s ON s.id = i.sessionRowID
+                WHERE i.endMilliseconds >= :from AND i.startMilliseconds < :to AND s.uid = :uid
                 """,
             arguments: arguments)
         while let row = try rows.next() {

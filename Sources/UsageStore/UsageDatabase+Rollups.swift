@@ -61,10 +61,6 @@ extension UsageDatabase {
                         \(stale("OLD", "wallMilliseconds", "wallMilliseconds"))
                     END;
                     """)
-            // Intervals are read by start for the days being rolled up.
-            try db.create(
-                index: "usageInterval_on_start", on: UsageIntervalRecord.databaseTableName,
-                columns: ["startMilliseconds"])
         }
     }
 
