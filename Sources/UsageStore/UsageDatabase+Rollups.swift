@@ -171,3 +171,40 @@ extension UsageDatabase {
         }
     }
 }
+
+extension UsageDatabase {
+    /// Makes the rollups of every user's closed local days that have none: from the day of the latest rollup (or
+    /// of the first interval) to yesterday. The daemon calls it as days close; a report makes any still missing.
+    /// Returns how many days it looked at.
+    @discardableResult
+    public func rollUpClosedDays(before now: Date, calendar: Calendar) throws -> Int {
+        let today = calendar.startOfDay(for: now)
+        let starts = try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.uid AS uid,
+                           COALESCE((SELECT MAX(r.dayStartMilliseconds) FROM dailyRollup r WHERE r.uid = s.uid),
+                                    (SELECT MIN(i.startMilliseconds) FROM usageInterval i
+                                     JOIN loginSession t ON t.id = i.sessionRowID WHERE t.uid = s.uid)) AS first
+                    FROM (SELECT DISTINCT uid FROM loginSession) s
+                    """
+            ).compactMap { row -> (UserID, Date)? in
+                guard let first = row["first"] as Int64? else { return nil }
+                return (UserID(UInt32(clamping: row["uid"] as Int64)), Date(millisecondsSince1970: first))
+            }
+        }
+        var count = 0
+        for (user, first) in starts {
+            var days: [DateInterval] = []
+            var start = calendar.startOfDay(for: first)
+            while start < today, let end = calendar.date(byAdding: .day, value: 1, to: start) {
+                days.append(DateInterval(start: start, end: end))
+                start = end
+            }
+            if !days.isEmpty { _ = try report(for: user, days: days, now: today) }
+            count += days.count
+        }
+        return count
+    }
+}

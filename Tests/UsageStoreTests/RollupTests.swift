@@ -101,4 +101,22 @@ import Testing
         let rolled = try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") }
         #expect(rolled == days.count - 1)
     }
+
+    @Test func closedDaysAreRolledUpAsTheyCloseFromTheFirstIntervalOn() throws {
+        let (database, directory) = try ledger()
+        defer { directory.remove() }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        // During the last day: the six before it close.
+        #expect(try database.rollUpClosedDays(before: days[6].start + 600, calendar: calendar) == 6)
+        let ends = try database.writer.read { try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup ORDER BY 1") }
+        #expect(ends == days.prefix(6).map { $0.end.millisecondsSince1970 })
+        // The next day: only the day that closed since is made (from the latest rollup on).
+        #expect(try database.rollUpClosedDays(before: days[6].end + 600, calendar: calendar) == 2)
+        let count = try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") }
+        #expect(count == 7)
+        let raw = try database.report(for: user, from: days[6].start, to: days[6].end)
+        let rolled = try database.report(for: user, days: [days[6]], now: days[6].end + 600)
+        #expect(rolled.first?.durationByApplication == raw.durationByApplication)
+    }
 }
