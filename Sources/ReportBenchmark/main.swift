@@ -47,7 +47,7 @@ var random = SystemRandomNumberGenerator()
 try database.writer.write { db in
     for app in apps {
         try AppLabelRecord(
-            token: ApplicationToken(rawValue: app.token), appID: AppID(app.id), name: "App \(app.id.suffix(2))",
+            token: ApplicationToken(rawValue: app.token), appID: AppID(app.id), name: "App \(app.id.dropFirst("org.example.App".count))",
             category: app.category, categoryToken: ActivityCategoryToken(rawValue: app.categoryToken), updatedAt: Date()
         ).upsert(db)
     }

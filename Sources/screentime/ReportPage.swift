@@ -40,7 +40,7 @@ struct ReportPage {
             id: "use", title: hourly ? "Screen time per hour" : "Screen time per day",
             summary: "\(duration(Double(figures.totalSeconds))) in total from \(range), stacked by category: "
                 + series.map(\.name).joined(separator: ", ") + ". The table below lists every figure.",
-            series: series, bars: bars, tickStep: step, format: duration)
+            series: series, bars: bars, tickStep: step, format: Self.compact)
         let donut = DonutChart(
             id: "categories", title: "Categories",
             summary: figures.topCategories.map { "\($0.name) \(duration(Double($0.seconds)))" }.joined(separator: ", "),
@@ -82,7 +82,7 @@ struct ReportPage {
             <figure>\(apps.svg())</figure></section>
             </div>
             <section aria-labelledby="data-heading"><h2 id="data-heading">The figures</h2>
-            <table><caption>Screen time \(hourly ? "per hour" : "per day") and per category, \(escape(range))</caption>
+            <div class=\"scroll\"><table><caption>Screen time \(hourly ? "per hour" : "per day") and per category, \(escape(range))</caption>
             <thead><tr><th scope="col">\(hourly ? "Hour" : "Day")</th><th scope="col">Total</th>
             """
         page += series.map { "<th scope=\"col\">\(escape($0.name))</th>" }.joined()
@@ -92,22 +92,22 @@ struct ReportPage {
             page += categoryIDs.map { "<td>\(duration(Double(row.categories?[$0] ?? 0)))</td>" }.joined()
             page += "<td>\(row.pickups ?? 0)</td><td>\(row.notifications ?? 0)</td><td>\(duration(Double(row.shieldedSeconds ?? 0)))</td></tr>\n"
         }
-        page += "</tbody></table>\n"
-        page += "<table><caption>Apps, \(escape(range))</caption><thead><tr><th scope=\"col\">App</th><th scope=\"col\">Id</th>"
+        page += "</tbody></table></div>\n"
+        page += "<div class=\"scroll\"><table><caption>Apps, \(escape(range))</caption><thead><tr><th scope=\"col\">App</th><th scope=\"col\">Id</th>"
             + "<th scope=\"col\">Category</th><th scope=\"col\">Time</th></tr></thead><tbody>\n"
         for app in figures.topApps {
             page += "<tr><th scope=\"row\">\(escape(app.name))</th><td>\(escape(app.id))</td>"
                 + "<td>\(escape(Self.series(app.category ?? "other").name))</td><td>\(duration(Double(app.seconds)))</td></tr>\n"
         }
-        page += "</tbody></table>\n"
+        page += "</tbody></table></div>\n"
         if !figures.limits.isEmpty {
-            page += "<table><caption>Limit of each day</caption><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Limit</th>"
+            page += "<div class=\"scroll\"><table><caption>Limit of each day</caption><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Limit</th>"
                 + "<th scope=\"col\">Allowed</th></tr></thead><tbody>\n"
             for limit in figures.limits {
                 page += "<tr><th scope=\"row\">\(escape(limit.day))</th><td>\(escape(limit.limit))</td>"
                     + "<td>\(duration(Double(limit.seconds)))</td></tr>\n"
             }
-            page += "</tbody></table>\n"
+            page += "</tbody></table></div>\n"
         }
         return page + "</section>\n</main>\n</body>\n</html>\n"
     }
@@ -155,6 +155,13 @@ struct ReportPage {
         return hourly ? "\(ReportFigures.time(start)) – \(String((row.end ?? "").dropFirst(11).prefix(5)))" : ReportFigures.day(start)
     }
 
+    /// A duration as the chart's scale writes it: `2 h`, `1 h 30`, `45 min`.
+    @Sendable static func compact(_ seconds: Double) -> String {
+        let minutes = Int(seconds) / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60)"
+    }
+
     private static func formatted(_ date: Date, _ format: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -189,6 +196,7 @@ struct ReportPage {
             svg .grid{stroke:var(--line);stroke-width:1}svg .empty{stroke:var(--line)}
             .legend{list-style:none;padding:0;margin:8px 0 0;display:flex;flex-wrap:wrap;gap:6px 14px;font-size:13px}
             .legend li{display:flex;align-items:center;gap:6px}
+            .scroll{overflow-x:auto}
             table{border-collapse:collapse;width:100%;margin:12px 0;font-size:13px;background:var(--card)}
             caption{text-align:left;font-weight:600;padding:6px 0}
             th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;white-space:nowrap}

@@ -172,6 +172,34 @@ import UsageStore
         #expect(page.components(separatedBy: "<tr><th scope=\"row\">").count - 1 >= 23 + 1)
     }
 
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The page as headless Chromium draws it, in light and dark mode: the charts' bars are in colour (many
+    /// saturated pixels), and dark mode has a dark background. Needs chromium (and `convert` to read the PNG);
+    /// under CI=true it runs (and fails) without.
+    @Test(.enabled(if: chromium != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func headlessChromiumDrawsTheChartsInColourInLightAndDarkMode() throws {
+        let chromium = try #require(Self.chromium, "chromium is not installed (apt-get install chromium)")
+        let directory = try ScratchDirectory()
+        let path = try ledger(in: directory)
+        let result = try report("--yesterday --format html > '\(directory.path)/page.html'", directory, path: path)
+        #expect(result.status == 0, "\(result.output)")
+        for dark in [false, true] {
+            let png = directory.path + "/page-\(dark).png"
+            let draw = try CommandResult(
+                "'\(chromium)' --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1200 "
+                    + (dark ? "--force-dark-mode --blink-settings=preferredColorScheme=0 " : "--blink-settings=preferredColorScheme=1 ")
+                    + "--screenshot='\(png)' 'file://\(directory.path)/page.html' && convert '\(png)' ppm:- > '\(png).ppm'",
+                in: directory)
+            #expect(draw.status == 0, "\(draw.output)")
+            let image = try PortablePixmap(path: png + ".ppm")
+            let saturated = image.pixels.count { max($0.0, $0.1, $0.2) - min($0.0, $0.1, $0.2) > 80 }
+            #expect(saturated > 2_000, "\(saturated) coloured pixels")
+            let corner = image.pixels[image.width * 2 + 2]
+            #expect(dark ? max(corner.0, corner.1, corner.2) < 60 : min(corner.0, corner.1, corner.2) > 200, "\(corner)")
+        }
+    }
+
     @Test func anotherUsersReportIsRefusedToANormalUserWithWhatWhyAndHowToFix() throws {
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
@@ -226,5 +254,37 @@ extension ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = .current
         return formatter
+    }
+}
+
+/// A binary PPM (P6, 8 bits) image, as `convert FILE ppm:-` writes it.
+struct PortablePixmap {
+    var width: Int
+    var height: Int
+    var pixels: [(Int, Int, Int)]
+
+    init(path: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var fields: [String] = []
+        var index = 0
+        while fields.count < 4, index < bytes.count {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A { index += 1 }
+            var field = ""
+            while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x0A {
+                field.append(Character(UnicodeScalar(bytes[index])))
+                index += 1
+            }
+            fields.append(field)
+        }
+        index += 1
+        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]),
+            bytes.count >= index + width * height * 3
+        else { throw POSIXError(.EINVAL) }
+        self.width = width
+        self.height = height
+        pixels = (0..<(width * height)).map { pixel in
+            let offset = index + pixel * 3
+            return (Int(bytes[offset]), Int(bytes[offset + 1]), Int(bytes[offset + 2]))
+        }
     }
 }
