@@ -66,11 +66,12 @@ extension ReportFigures {
         if let longest = longestSession {
             text += "Longest session: \(duration(longest.seconds)) of \(longest.name), from \(Self.time(longest.start))\n"
         }
-        text += "Notifications:   \(notifications.total) (\(notifications.warnings) warnings, \(notifications.shields) shields)\n"
+        text += "Notifications:   \(notifications.total) (\(Self.count(notifications.warnings, "warning")), "
+            + "\(Self.count(notifications.shields, "shield")))\n"
         text += "Time shielded:   \(duration(shieldedSeconds))"
             + (shielded.isEmpty ? "" : " (" + shielded.prefix(3).map { "\($0.name) \(duration($0.seconds))" }.joined(separator: ", ") + ")")
             + "\n"
-        text += "Extra time:      \(duration(extraTimeSeconds)) in \(extraTimeGrants) grant\(extraTimeGrants == 1 ? "" : "s")\n"
+        text += "Extra time:      \(duration(extraTimeSeconds)) in \(Self.count(extraTimeGrants, "grant"))\n"
         if !limits.isEmpty {
             let byLimit = Dictionary(grouping: limits, by: \.limit).sorted { $0.key < $1.key }
             text += "Limits:          " + byLimit.map { name, days in
@@ -85,6 +86,9 @@ extension ReportFigures {
         }
         return text
     }
+
+    /// `1 warning`, `3 warnings`.
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     /// `1h05m`, `12m30s`.
     static func duration(_ seconds: Int) -> String { NowTable.format(.seconds(seconds)) }

@@ -109,6 +109,23 @@ import UsageStore
         #expect(limits.map(\.seconds) == [20 * 60])
     }
 
+    @Test func eachDaysLimitsAreRecordedOnceThatDay() throws {
+        let directory = try ScratchDirectory()
+        var harness = Harness()
+        let firstDay = day(of: harness)
+        var actions = harness.handle(.restarted(nil))
+        actions += try harness.load()
+        actions += harness.use(DaemonRuntimeTests.calculator, for: 5)
+        harness.advance(86_400)
+        let secondDay = day(of: harness)
+        actions += harness.use(DaemonRuntimeTests.calculator, for: 5)
+        let written = DaemonRuntimeTests.writes(actions).flatMap(\.records.dailyLimits)
+        // Two limits a day, each written once a day however many flushes.
+        #expect(written.map(\.day) == [firstDay, firstDay, secondDay, secondDay])
+        let database = try ledger(of: actions, in: directory)
+        #expect(try database.dailyLimits(from: firstDay, through: secondDay).count == 4)
+    }
+
     @Test func appsSeenAreLabelledOnceAndAgainWhenTheirNameChanges() throws {
         let directory = try ScratchDirectory()
         var harness = Harness()

@@ -12,6 +12,8 @@ struct DayRecordState {
     var labelled: [ApplicationToken: (name: String, category: String)] = [:]
     /// The local day (`YYYY-MM-DD`) whose limits were written with the policy in force; nil after a policy change.
     var limitsDay: String?
+    /// When that day ends: until then a flush doesn't look at the calendar.
+    var limitsDayEnd: Date?
 }
 
 extension DaemonRuntime {
@@ -57,6 +59,7 @@ extension DaemonRuntime {
                 batch.records.shieldIntervals.append(record(target, of: user, began: began, at: now))
             }
         }
+        if dayRecords.limitsDay != nil, let end = dayRecords.limitsDayEnd, now.date < end { return }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = now.timeZone ?? .current
         let local = calendar.dateComponents([.year, .month, .day, .weekday], from: now.date)
@@ -65,6 +68,7 @@ extension DaemonRuntime {
             return
         }
         dayRecords.limitsDay = day
+        dayRecords.limitsDayEnd = calendar.dateInterval(of: .day, for: now.date)?.end
         for limit in policy.limits {
             // A limit by weekday that does not name today does not limit today.
             guard let allowed = limit.dailyByWeekday.map({ $0[weekday] }) ?? limit.daily else { continue }
