@@ -7,15 +7,16 @@
 // from then on). Usage: ReportBenchmark [path/to/screentime] [runs]
 import BenchmarkSupport
 import Foundation
-import Glibc
 import GRDB
+import Glibc
 import ScreenTimeModel
 import UsageStore
 
 let arguments = CommandLine.arguments
 let executable =
     arguments.count > 1
-    ? arguments[1] : URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("screentime").path
+    ? arguments[1]
+    : URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("screentime").path
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 7 : 7
 guard FileManager.default.isExecutableFile(atPath: executable) else {
     print("report benchmark: no screentime executable at \(executable)")
@@ -47,7 +48,8 @@ var random = SystemRandomNumberGenerator()
 try database.writer.write { db in
     for app in apps {
         try AppLabelRecord(
-            token: ApplicationToken(rawValue: app.token), appID: AppID(app.id), name: "App \(app.id.dropFirst("org.example.App".count))",
+            token: ApplicationToken(rawValue: app.token), appID: AppID(app.id),
+            name: "App \(app.id.dropFirst("org.example.App".count))",
             category: app.category, categoryToken: ActivityCategoryToken(rawValue: app.categoryToken), updatedAt: Date()
         ).upsert(db)
     }
@@ -56,7 +58,8 @@ try database.writer.write { db in
             INSERT INTO usageInterval (sessionRowID, appToken, categoryToken, startMilliseconds, endMilliseconds,
                                        durationMilliseconds) VALUES (?, ?, ?, ?, ?, ?)
             """)
-    let pickup = try db.makeStatement(sql: "INSERT INTO pickup (sessionRowID, appToken, wallMilliseconds) VALUES (?, ?, ?)")
+    let pickup = try db.makeStatement(
+        sql: "INSERT INTO pickup (sessionRowID, appToken, wallMilliseconds) VALUES (?, ?, ?)")
     var day = firstDay
     var dayNumber = 0
     while day <= today {
@@ -73,13 +76,16 @@ try database.writer.write { db in
                 let length = Int64.random(in: 10_000...50_000, using: &random)
                 try interval.execute(arguments: [session, app.token, app.categoryToken, time, time + length, length])
                 intervalCount += 1
-                if Int.random(in: 0..<20, using: &random) == 0 { try pickup.execute(arguments: [session, app.token, time]) }
+                if Int.random(in: 0..<20, using: &random) == 0 {
+                    try pickup.execute(arguments: [session, app.token, time])
+                }
                 time += length
             }
         }
         try DailyLimitRecord(
-            day: String(format: "%04d-%02d-%02d", calendar.component(.year, from: day), calendar.component(.month, from: day),
-                        calendar.component(.day, from: day)),
+            day: String(
+                format: "%04d-%02d-%02d", calendar.component(.year, from: day), calendar.component(.month, from: day),
+                calendar.component(.day, from: day)),
             limit: "games", seconds: 3600, recordedAt: day
         ).upsert(db)
         var warning = NotificationRecord(
@@ -88,7 +94,8 @@ try database.writer.write { db in
         try warning.insert(db)
         var shield = ShieldIntervalRecord(
             user: UserID(UInt32(user)), kind: .application, token: apps[0].token,
-            start: calendar.date(byAdding: .hour, value: 19, to: day)!, end: calendar.date(byAdding: .hour, value: 20, to: day)!,
+            start: calendar.date(byAdding: .hour, value: 19, to: day)!,
+            end: calendar.date(byAdding: .hour, value: 20, to: day)!,
             duration: .seconds(3600))
         try shield.insert(db)
         day = calendar.date(byAdding: .day, value: 1, to: day)!
@@ -102,7 +109,10 @@ print(
 
 /// Runs the executable with `extra` arguments once; its wall time, or nil when it failed.
 func run(_ extra: [String]) -> Duration? {
-    let argv = [executable, "report"] + extra + ["--database", path, "--token-key", directory + "/token.key", "--format", "json"]
+    let argv =
+        [executable, "report"] + extra + [
+            "--database", path, "--token-key", directory + "/token.key", "--format", "json",
+        ]
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
@@ -120,7 +130,9 @@ func run(_ extra: [String]) -> Duration? {
 
 func median(_ extra: [String]) -> Double? {
     guard let first = run(extra) else { return nil }
-    print("\(extra.joined(separator: " ")): first run (makes the rollups) \(String(format: "%.1f", milliseconds(first))) ms")
+    print(
+        "\(extra.joined(separator: " ")): first run (makes the rollups) \(String(format: "%.1f", milliseconds(first))) ms"
+    )
     var times: [Double] = []
     for _ in 0..<runs {
         guard let time = run(extra) else { return nil }

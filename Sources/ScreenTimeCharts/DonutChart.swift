@@ -31,7 +31,9 @@ public struct DonutChart: Sendable {
     public var thickness: Double = 0.38
 
     /// Creates a donut.
-    public init(id: String, title: String, summary: String, slices: [Slice], format: @escaping @Sendable (Double) -> String) {
+    public init(
+        id: String, title: String, summary: String, slices: [Slice], format: @escaping @Sendable (Double) -> String
+    ) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -66,13 +68,15 @@ public struct DonutChart: Sendable {
             """
         let total = slices.reduce(0) { $0 + max(0, $1.value) }
         if total == 0 {
-            svg += "<circle class=\"empty\" cx=\"\(Markup.number(center))\" cy=\"\(Markup.number(center))\" "
+            svg +=
+                "<circle class=\"empty\" cx=\"\(Markup.number(center))\" cy=\"\(Markup.number(center))\" "
                 + "r=\"\(Markup.number((radius + inner) / 2))\" fill=\"none\" stroke-width=\"\(Markup.number(radius - inner))\"/>"
         }
         for arc in arcs() {
             let slice = slices[arc.slice]
             let share = Int((slice.value / total * 100).rounded())
-            svg += "<path class=\"series-\(slice.series.colour)\" d=\"\(path(arc, center: center, outer: radius, inner: inner))\">"
+            svg +=
+                "<path class=\"series-\(slice.series.colour)\" d=\"\(path(arc, center: center, outer: radius, inner: inner))\">"
                 + "<title>\(Markup.escape("\(slice.series.name): \(format(slice.value)) (\(share) %)"))</title></path>"
         }
         return svg + "</svg>"

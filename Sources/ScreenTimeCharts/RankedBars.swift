@@ -25,7 +25,9 @@ public struct RankedBars: Sendable {
     static let valueWidth = 90.0
 
     /// Creates the rows.
-    public init(id: String, title: String, summary: String, items: [Item], format: @escaping @Sendable (Double) -> String) {
+    public init(
+        id: String, title: String, summary: String, items: [Item], format: @escaping @Sendable (Double) -> String
+    ) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -53,12 +55,15 @@ public struct RankedBars: Sendable {
             let middle = Markup.number(y + Self.rowHeight / 2)
             // Long names are cut: the full name is in the bar's title and the page's table.
             let name = item.name.count > 24 ? String(item.name.prefix(23)) + "…" : item.name
-            svg += "<text class=\"label\" x=\"0\" y=\"\(middle)\" dominant-baseline=\"middle\">\(Markup.escape(name))</text>"
-            svg += "<rect class=\"series-\(item.series.colour)\" x=\"\(Markup.number(Self.labelWidth))\" "
+            svg +=
+                "<text class=\"label\" x=\"0\" y=\"\(middle)\" dominant-baseline=\"middle\">\(Markup.escape(name))</text>"
+            svg +=
+                "<rect class=\"series-\(item.series.colour)\" x=\"\(Markup.number(Self.labelWidth))\" "
                 + "y=\"\(Markup.number(y + 6))\" width=\"\(Markup.number(length))\" "
                 + "height=\"\(Markup.number(Self.rowHeight - 12))\" rx=\"3\">"
                 + "<title>\(Markup.escape("\(item.name): \(format(item.value))"))</title></rect>"
-            svg += "<text class=\"value\" x=\"\(Markup.number(width))\" y=\"\(middle)\" text-anchor=\"end\" "
+            svg +=
+                "<text class=\"value\" x=\"\(Markup.number(width))\" y=\"\(middle)\" text-anchor=\"end\" "
                 + "dominant-baseline=\"middle\">\(Markup.escape(format(item.value)))</text>"
         }
         return svg + "</svg>"

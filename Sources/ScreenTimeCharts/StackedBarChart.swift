@@ -122,21 +122,25 @@ public struct StackedBarChart: Sendable {
             """
         for tick in layout.ticks {
             let y = Markup.number(tick.y)
-            svg += "<line class=\"grid\" x1=\"\(Markup.number(Self.left))\" x2=\"\(Markup.number(width))\" y1=\"\(y)\" y2=\"\(y)\"/>"
-            svg += "<text class=\"scale\" x=\"\(Markup.number(Self.left - 6))\" y=\"\(y)\" text-anchor=\"end\" "
+            svg +=
+                "<line class=\"grid\" x1=\"\(Markup.number(Self.left))\" x2=\"\(Markup.number(width))\" y1=\"\(y)\" y2=\"\(y)\"/>"
+            svg +=
+                "<text class=\"scale\" x=\"\(Markup.number(Self.left - 6))\" y=\"\(y)\" text-anchor=\"end\" "
                 + "dominant-baseline=\"middle\">\(Markup.escape(format(tick.value)))</text>"
         }
         for segment in layout.segments {
             let bar = bars[segment.bar]
             let series = series[segment.series]
-            svg += "<rect class=\"series-\(series.colour)\" x=\"\(Markup.number(segment.x))\" y=\"\(Markup.number(segment.y))\" "
+            svg +=
+                "<rect class=\"series-\(series.colour)\" x=\"\(Markup.number(segment.x))\" y=\"\(Markup.number(segment.y))\" "
                 + "width=\"\(Markup.number(segment.width))\" height=\"\(Markup.number(segment.height))\">"
                 + "<title>\(Markup.escape("\(bar.title): \(series.name) \(format(bar.values[segment.series]))"))</title></rect>"
         }
         let slot = bars.isEmpty ? 0 : (width - Self.left) / Double(bars.count)
         for (index, bar) in bars.enumerated() where !bar.label.isEmpty {
             let x = Self.left + (Double(index) + 0.5) * slot
-            svg += "<text class=\"axis\" x=\"\(Markup.number(x))\" y=\"\(Markup.number(height - 8))\" "
+            svg +=
+                "<text class=\"axis\" x=\"\(Markup.number(x))\" y=\"\(Markup.number(height - 8))\" "
                 + "text-anchor=\"middle\">\(Markup.escape(bar.label))</text>"
         }
         return svg + "</svg>"

@@ -78,7 +78,8 @@ extension UsageDatabase {
     public func appLabels() throws -> [ApplicationToken: AppLabelRecord] {
         try writer.read { db in
             Dictionary(
-                try AppLabelRecord.fetchAll(db).map { ($0.applicationToken, $0) }, uniquingKeysWith: { first, _ in first })
+                try AppLabelRecord.fetchAll(db).map { ($0.applicationToken, $0) },
+                uniquingKeysWith: { first, _ in first })
         }
     }
 

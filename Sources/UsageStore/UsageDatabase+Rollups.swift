@@ -87,7 +87,9 @@ extension UsageDatabase {
                 }
             }
         }
-        let open = days.filter { $0.end > now }.map { DateInterval(start: $0.start, end: max($0.start, min($0.end, now))) }
+        let open = days.filter { $0.end > now }.map {
+            DateInterval(start: $0.start, end: max($0.start, min($0.end, now)))
+        }
         let live = try self.reports(for: user, segments: open)
         return days.map { day in
             reports[day.end.millisecondsSince1970] ?? live.first { $0.start == day.start }!
@@ -162,7 +164,9 @@ extension UsageDatabase {
                 longest?.end.millisecondsSince1970, longest?.duration.wholeMilliseconds,
             ])
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO dailyRollupUse (uid, dayEndMilliseconds, kind, token, milliseconds) VALUES (?, ?, ?, ?, ?)")
+            sql:
+                "INSERT INTO dailyRollupUse (uid, dayEndMilliseconds, kind, token, milliseconds) VALUES (?, ?, ?, ?, ?)"
+        )
         for (token, duration) in report.durationByApplication {
             try insert.execute(arguments: [uid, end, "application", token.rawValue, duration.wholeMilliseconds])
         }

@@ -113,7 +113,8 @@ struct ReportCommand: AsyncParsableCommand {
         if yesterday { return (calendar.date(byAdding: .day, value: -1, to: midnight)!, midnight) }
         if week || lastWeek {
             let thisWeek = calendar.dateInterval(of: .weekOfYear, for: now)!.start
-            return lastWeek ? (calendar.date(byAdding: .weekOfYear, value: -1, to: thisWeek)!, thisWeek) : (thisWeek, now)
+            return lastWeek
+                ? (calendar.date(byAdding: .weekOfYear, value: -1, to: thisWeek)!, thisWeek) : (thisWeek, now)
         }
         return (midnight, now)
     }

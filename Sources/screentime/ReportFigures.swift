@@ -181,7 +181,8 @@ struct ReportBuilder {
             let segment = clipped[index]
             let inside = { (time: Date) in segment.start <= time && time < segment.end }
             return ReportFigures.Row(
-                start: Self.iso(segment.start), end: Self.iso(segment.end), seconds: seconds(reports[index].totalDuration),
+                start: Self.iso(segment.start), end: Self.iso(segment.end),
+                seconds: seconds(reports[index].totalDuration),
                 pickups: reports[index].pickups,
                 categories: Dictionary(
                     reports[index].durationByCategory.map { (categoryID($0.key), seconds($0.value)) },
@@ -194,7 +195,8 @@ struct ReportBuilder {
     private func rankedApps(_ durations: [ApplicationToken: Duration]) -> [ReportFigures.Named] {
         durations.map { token, duration in
             let app = names.app(token)
-            return ReportFigures.Named(id: app.id, name: app.name, category: app.category?.rawValue, seconds: seconds(duration))
+            return ReportFigures.Named(
+                id: app.id, name: app.name, category: app.category?.rawValue, seconds: seconds(duration))
         }
         .sorted { ($1.seconds, $0.name, $0.id) < ($0.seconds, $1.name, $1.id) }
     }
@@ -203,7 +205,8 @@ struct ReportBuilder {
         durations.map { token, duration in
             let category = names.category(token)
             return ReportFigures.Named(
-                id: category?.rawValue ?? token.rawValue, name: category?.displayName ?? "unknown", seconds: seconds(duration))
+                id: category?.rawValue ?? token.rawValue, name: category?.displayName ?? "unknown",
+                seconds: seconds(duration))
         }
         .sorted { ($1.seconds, $0.id) < ($0.seconds, $1.id) }
     }
@@ -213,7 +216,8 @@ struct ReportBuilder {
             switch target.kind {
             case .application:
                 let app = names.app(ApplicationToken(rawValue: target.token))
-                return ReportFigures.Named(id: app.id, name: app.name, category: app.category?.rawValue, seconds: seconds(duration))
+                return ReportFigures.Named(
+                    id: app.id, name: app.name, category: app.category?.rawValue, seconds: seconds(duration))
             case .category:
                 let category = names.category(ActivityCategoryToken(rawValue: target.token))
                 return ReportFigures.Named(

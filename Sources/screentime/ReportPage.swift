@@ -18,7 +18,8 @@ struct ReportPage {
         let category = ActivityCategory(rawValue: id)
         return ChartSeries(
             name: category?.displayName ?? id,
-            colour: category.flatMap { ActivityCategory.allCases.firstIndex(of: $0) } ?? ActivityCategory.allCases.count)
+            colour: category.flatMap { ActivityCategory.allCases.firstIndex(of: $0) } ?? ActivityCategory.allCases.count
+        )
     }
 
     func html() -> String {
@@ -44,7 +45,9 @@ struct ReportPage {
         let donut = DonutChart(
             id: "categories", title: "Categories",
             summary: figures.topCategories.map { "\($0.name) \(duration(Double($0.seconds)))" }.joined(separator: ", "),
-            slices: figures.topCategories.map { DonutChart.Slice(series: Self.series($0.id), value: Double($0.seconds)) },
+            slices: figures.topCategories.map {
+                DonutChart.Slice(series: Self.series($0.id), value: Double($0.seconds))
+            },
             format: duration)
         let apps = RankedBars(
             id: "apps", title: "Most used apps",
@@ -86,25 +89,31 @@ struct ReportPage {
             <thead><tr><th scope="col">\(hourly ? "Hour" : "Day")</th><th scope="col">Total</th>
             """
         page += series.map { "<th scope=\"col\">\(escape($0.name))</th>" }.joined()
-        page += "<th scope=\"col\">Pickups</th><th scope=\"col\">Notifications</th><th scope=\"col\">Shielded</th></tr></thead><tbody>\n"
+        page +=
+            "<th scope=\"col\">Pickups</th><th scope=\"col\">Notifications</th><th scope=\"col\">Shielded</th></tr></thead><tbody>\n"
         for (row, bar) in zip(chart, bars) {
             page += "<tr><th scope=\"row\">\(escape(bar.title))</th><td>\(duration(Double(row.seconds)))</td>"
             page += categoryIDs.map { "<td>\(duration(Double(row.categories?[$0] ?? 0)))</td>" }.joined()
-            page += "<td>\(row.pickups ?? 0)</td><td>\(row.notifications ?? 0)</td><td>\(duration(Double(row.shieldedSeconds ?? 0)))</td></tr>\n"
+            page +=
+                "<td>\(row.pickups ?? 0)</td><td>\(row.notifications ?? 0)</td><td>\(duration(Double(row.shieldedSeconds ?? 0)))</td></tr>\n"
         }
         page += "</tbody></table></div>\n"
-        page += "<div class=\"scroll\"><table><caption>Apps, \(escape(range))</caption><thead><tr><th scope=\"col\">App</th><th scope=\"col\">Id</th>"
+        page +=
+            "<div class=\"scroll\"><table><caption>Apps, \(escape(range))</caption><thead><tr><th scope=\"col\">App</th><th scope=\"col\">Id</th>"
             + "<th scope=\"col\">Category</th><th scope=\"col\">Time</th></tr></thead><tbody>\n"
         for app in figures.topApps {
-            page += "<tr><th scope=\"row\">\(escape(app.name))</th><td>\(escape(app.id))</td>"
+            page +=
+                "<tr><th scope=\"row\">\(escape(app.name))</th><td>\(escape(app.id))</td>"
                 + "<td>\(escape(Self.series(app.category ?? "other").name))</td><td>\(duration(Double(app.seconds)))</td></tr>\n"
         }
         page += "</tbody></table></div>\n"
         if !figures.limits.isEmpty {
-            page += "<div class=\"scroll\"><table><caption>Limit of each day</caption><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Limit</th>"
+            page +=
+                "<div class=\"scroll\"><table><caption>Limit of each day</caption><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Limit</th>"
                 + "<th scope=\"col\">Allowed</th></tr></thead><tbody>\n"
             for limit in figures.limits {
-                page += "<tr><th scope=\"row\">\(escape(limit.day))</th><td>\(escape(limit.limit))</td>"
+                page +=
+                    "<tr><th scope=\"row\">\(escape(limit.day))</th><td>\(escape(limit.limit))</td>"
                     + "<td>\(duration(Double(limit.seconds)))</td></tr>\n"
             }
             page += "</tbody></table></div>\n"
@@ -117,11 +126,14 @@ struct ReportPage {
         let duration = ReportFigures.duration
         var average = duration(figures.dailyAverageSeconds)
         if let change = figures.dailyAverageChangePercent {
-            average += " (\(change >= 0 ? "+" : "")\(change) % against the \(figures.previous.days) day\(figures.previous.days == 1 ? "" : "s") before)"
+            average +=
+                " (\(change >= 0 ? "+" : "")\(change) % against the \(figures.previous.days) day\(figures.previous.days == 1 ? "" : "s") before)"
         }
         var items: [(String, String)] = [("Screen time", duration(figures.totalSeconds)), ("Daily average", average)]
         if let app = figures.topApps.first { items.append(("Most used", "\(app.name), \(duration(app.seconds))")) }
-        if let category = figures.topCategories.first { items.append(("Top category", "\(category.name), \(duration(category.seconds))")) }
+        if let category = figures.topCategories.first {
+            items.append(("Top category", "\(category.name), \(duration(category.seconds))"))
+        }
         items.append(("Pickups", "\(figures.pickups)"))
         if let first = figures.firstPickup { items.append(("First pickup", ReportFigures.time(first))) }
         if let longest = figures.longestSession {
@@ -134,10 +146,11 @@ struct ReportPage {
     }
 
     private func legend(_ series: [ChartSeries]) -> String {
-        "<ul class=\"legend\">" + series.map {
-            "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"series-\($0.colour)\" width=\"12\" height=\"12\" rx=\"2\"/></svg>"
-                + "\(Markup.escape($0.name))</li>"
-        }.joined() + "</ul>"
+        "<ul class=\"legend\">"
+            + series.map {
+                "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"series-\($0.colour)\" width=\"12\" height=\"12\" rx=\"2\"/></svg>"
+                    + "\(Markup.escape($0.name))</li>"
+            }.joined() + "</ul>"
     }
 
     /// Under the axis: every third hour (`06`), each day of a short range (`Mon 23`), the first of each month of a
@@ -152,7 +165,9 @@ struct ReportPage {
 
     private func barTitle(_ row: ReportFigures.Row, hourly: Bool) -> String {
         guard let start = row.start else { return "" }
-        return hourly ? "\(ReportFigures.time(start)) – \(String((row.end ?? "").dropFirst(11).prefix(5)))" : ReportFigures.day(start)
+        return hourly
+            ? "\(ReportFigures.time(start)) – \(String((row.end ?? "").dropFirst(11).prefix(5)))"
+            : ReportFigures.day(start)
     }
 
     /// A duration as the chart's scale writes it: `2 h`, `1 h 30`, `45 min`.

@@ -4,7 +4,7 @@ import Testing
 @testable import ScreenTimeCharts
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// Whether `text` parses as XML, and the text of its elements named `name`.
@@ -14,7 +14,10 @@ func parseXML(_ text: String, collecting name: String) -> (wellFormed: Bool, tex
         var texts: [String] = []
         var current: String?
         init(name: String) { self.name = name }
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             if element == name { current = "" }
         }
         func parser(_ parser: XMLParser, foundCharacters string: String) { current? += string }
@@ -35,7 +38,9 @@ func parseXML(_ text: String, collecting name: String) -> (wellFormed: Bool, tex
     func chart(_ bars: [[Double]]) -> StackedBarChart {
         StackedBarChart(
             id: "hours", title: "Use per hour", summary: "summary", series: series,
-            bars: bars.enumerated().map { StackedBarChart.Bar(label: "\($0.offset)", title: "hour \($0.offset)", values: $0.element) },
+            bars: bars.enumerated().map {
+                StackedBarChart.Bar(label: "\($0.offset)", title: "hour \($0.offset)", values: $0.element)
+            },
             tickStep: 900, format: { "\(Int($0 / 60)) min" })
     }
 
@@ -75,7 +80,9 @@ func parseXML(_ text: String, collecting name: String) -> (wellFormed: Bool, tex
     func donut(_ values: [Double]) -> DonutChart {
         DonutChart(
             id: "donut", title: "Categories", summary: "summary",
-            slices: values.enumerated().map { DonutChart.Slice(series: ChartSeries(name: "c\($0.offset)", colour: $0.offset), value: $0.element) },
+            slices: values.enumerated().map {
+                DonutChart.Slice(series: ChartSeries(name: "c\($0.offset)", colour: $0.offset), value: $0.element)
+            },
             format: { "\($0) s" })
     }
 
@@ -136,8 +143,14 @@ func parseXML(_ text: String, collecting name: String) -> (wellFormed: Bool, tex
                 id: "a", title: Self.hostile, summary: Self.hostile, series: [series],
                 bars: [.init(label: Self.hostile, title: Self.hostile, values: [60])], tickStep: 60, format: { "\($0)" }
             ).svg(),
-            DonutChart(id: "b", title: Self.hostile, summary: "", slices: [.init(series: series, value: 1)], format: { "\($0)" }).svg(),
-            RankedBars(id: "c", title: "t", summary: "", items: [.init(name: Self.hostile, series: series, value: 1)], format: { "\($0)" }).svg(),
+            DonutChart(
+                id: "b", title: Self.hostile, summary: "", slices: [.init(series: series, value: 1)],
+                format: { "\($0)" }
+            ).svg(),
+            RankedBars(
+                id: "c", title: "t", summary: "", items: [.init(name: Self.hostile, series: series, value: 1)],
+                format: { "\($0)" }
+            ).svg(),
         ]
         let visible = Self.hostile.escapingControlCharactersForTest
         for svg in svgs {

@@ -46,7 +46,8 @@ import UsageStore
         actions.append(harness.runtime.flush(at: harness.now))
         let database = try ledger(of: actions, in: directory)
 
-        let notifications = try database.notifications(for: DaemonRuntimeTests.user, from: start, to: harness.now.date + 1)
+        let notifications = try database.notifications(
+            for: DaemonRuntimeTests.user, from: start, to: harness.now.date + 1)
         #expect(notifications.map(\.kind) == [.warning, .shield])
         #expect(notifications.allSatisfy { $0.limit == "games" })
         #expect(notifications.last?.title == "Time limit reached: games")
@@ -54,7 +55,9 @@ import UsageStore
         let shielded = try database.shieldedTime(for: DaemonRuntimeTests.user, from: start, to: harness.now.date + 1)
         let game = ShieldedTime.Target(kind: .application, token: DaemonRuntimeTests.game.application.rawValue)
         let expected = Duration.seconds(harness.now.date.timeIntervalSince(shieldedAt))
-        #expect(shielded.byTarget[game].map { $0 - expected <= .seconds(1) && expected - $0 <= .seconds(1) } == true, "\(shielded)")
+        #expect(
+            shielded.byTarget[game].map { $0 - expected <= .seconds(1) && expected - $0 <= .seconds(1) } == true,
+            "\(shielded)")
         #expect(shielded.total == shielded.byTarget[game])
 
         let policy = try Policy.parse(DaemonRuntimeTests.policyText, file: "test.toml")
@@ -72,7 +75,8 @@ import UsageStore
         actions += try harness.load()
         actions += harness.use(DaemonRuntimeTests.game, for: 21)
         actions += harness.use(nil, for: 10)
-        actions += harness.handle(.answered(NotificationAnswer(user: DaemonRuntimeTests.user, limit: "games", choice: .extraTime)))
+        actions += harness.handle(
+            .answered(NotificationAnswer(user: DaemonRuntimeTests.user, limit: "games", choice: .extraTime)))
         #expect(!harness.shielded(DaemonRuntimeTests.game))
         actions += harness.use(nil, for: 20)
         actions.append(harness.runtime.flush(at: harness.now))

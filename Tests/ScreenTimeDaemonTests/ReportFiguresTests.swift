@@ -4,14 +4,15 @@ import Testing
 import UsageStore
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// The figures of `screentime report` (the built executable) over a real ledger holding every kind of record.
 @Suite struct ReportFiguresTests {
     static let gameName = "Game <Deluxe> & \"Co\"\u{1B}[31m"
     let user = UserID(getuid())
-    let game = AppUse(application: ApplicationToken(rawValue: "tok-game"), category: ActivityCategoryToken(rawValue: "cat-games"))
+    let game = AppUse(
+        application: ApplicationToken(rawValue: "tok-game"), category: ActivityCategoryToken(rawValue: "cat-games"))
     let yesterday = Calendar.current.date(byAdding: .day, value: -1, to: Calendar.current.startOfDay(for: Date()))!
     var dayBefore: Date { Calendar.current.date(byAdding: .day, value: -1, to: yesterday)! }
     var ten: Date { Calendar.current.date(byAdding: .hour, value: 10, to: yesterday)! }
@@ -24,11 +25,18 @@ import UsageStore
         let path = directory.path + "/usage.sqlite"
         let database = try UsageDatabase.open(at: path)
         var recorder = UsageRecorder(database: database, bootID: "boot")
-        recorder.record(UsageInterval(user: user, session: SessionID("seat0"), use: game, start: ten, end: ten + 1200, duration: .seconds(1200)))
+        recorder.record(
+            UsageInterval(
+                user: user, session: SessionID("seat0"), use: game, start: ten, end: ten + 1200,
+                duration: .seconds(1200)))
         let before = Calendar.current.date(byAdding: .hour, value: 10, to: dayBefore)!
-        recorder.record(UsageInterval(user: user, session: SessionID("seat0"), use: game, start: before, end: before + 600, duration: .seconds(600)))
+        recorder.record(
+            UsageInterval(
+                user: user, session: SessionID("seat0"), use: game, start: before, end: before + 600,
+                duration: .seconds(600)))
         recorder.record(Pickup(user: user, session: SessionID("seat0"), application: game.application, time: ten))
-        recorder.record(ExtraTimeGrant(user: user, target: "games", seconds: 900, grantedAt: ten + 3000, reason: "asked"))
+        recorder.record(
+            ExtraTimeGrant(user: user, target: "games", seconds: 900, grantedAt: ten + 3000, reason: "asked"))
         var records = DayRecords()
         records.appLabels = [
             AppLabelRecord(
@@ -36,15 +44,19 @@ import UsageStore
                 categoryToken: game.category, updatedAt: ten)
         ]
         records.notifications = [
-            NotificationRecord(user: user, time: ten + 900, kind: .warning, limit: "games", title: "5 min left for games"),
-            NotificationRecord(user: user, time: ten + 1200, kind: .shield, limit: "games", title: "Time limit reached: games"),
+            NotificationRecord(
+                user: user, time: ten + 900, kind: .warning, limit: "games", title: "5 min left for games"),
+            NotificationRecord(
+                user: user, time: ten + 1200, kind: .shield, limit: "games", title: "Time limit reached: games"),
         ]
         records.shieldIntervals = [
             ShieldIntervalRecord(
                 user: user, kind: .application, token: game.application.rawValue, start: ten + 1200, end: ten + 3000,
                 duration: .seconds(1800))
         ]
-        records.dailyLimits = [DailyLimitRecord(day: Self.dayName(yesterday), limit: "games", seconds: 1200, recordedAt: yesterday)]
+        records.dailyLimits = [
+            DailyLimitRecord(day: Self.dayName(yesterday), limit: "games", seconds: 1200, recordedAt: yesterday)
+        ]
         recorder.record(records)
         try recorder.flush()
         return path
@@ -57,8 +69,12 @@ import UsageStore
         return formatter.string(from: date)
     }
 
-    func report(_ arguments: String, _ directory: ScratchDirectory, path: String, prefix: String = "") throws -> CommandResult {
-        try #require(FileManager.default.isExecutableFile(atPath: StatusOverBusTests.screentime), "build with --build-tests first")
+    func report(
+        _ arguments: String, _ directory: ScratchDirectory, path: String, prefix: String = ""
+    ) throws -> CommandResult {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: StatusOverBusTests.screentime),
+            "build with --build-tests first")
         return try CommandResult(
             "\(prefix)'\(StatusOverBusTests.screentime)' report \(arguments) --database '\(path)' --token-key '\(directory.path)/token.key'",
             in: directory)
@@ -79,7 +95,8 @@ import UsageStore
         #expect((object["longestSession"] as? [String: Any])?["seconds"] as? Int == 1200)
         #expect((object["topApps"] as? [[String: Any]])?.first?["name"] as? String == Self.gameName)
         #expect((object["topApps"] as? [[String: Any]])?.first?["id"] as? String == "org.example.Game")
-        #expect((object["topCategories"] as? [[String: Any]])?.first?["id"] as? String == ActivityCategory.games.rawValue)
+        #expect(
+            (object["topCategories"] as? [[String: Any]])?.first?["id"] as? String == ActivityCategory.games.rawValue)
         #expect((object["notifications"] as? [String: Any])?["total"] as? Int == 2)
         #expect((object["notifications"] as? [String: Any])?["shields"] as? Int == 1)
         #expect(object["shieldedSeconds"] as? Int == 1800)
@@ -96,7 +113,8 @@ import UsageStore
         let result = try report("--yesterday", directory, path: path)
         #expect(result.status == 0, "\(result.output)")
         for label in [
-            "Screen time:", "Daily average:", "+100 %", "Most used apps:", "Categories:", "Pickups:", "Longest session:",
+            "Screen time:", "Daily average:", "+100 %", "Most used apps:", "Categories:", "Pickups:",
+            "Longest session:",
             "Notifications:   2", "Time shielded:   30m00s", "Extra time:      15m00s", "Limits:          games",
         ] {
             #expect(result.output.contains(label), "\(label) in \(result.output)")
@@ -117,8 +135,12 @@ import UsageStore
         }
         #expect(lines.contains { $0.hasPrefix("limit_seconds,1200,\(Self.dayName(yesterday)) games") })
         let hours = try report("--yesterday --by hour --format csv", directory, path: path)
-        let rows = hours.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        #expect(rows.first?.joined(separator: ",") == "start,end,seconds,pickups,notifications,shielded_seconds,extra_time_seconds")
+        let rows = hours.output.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        #expect(
+            rows.first?.joined(separator: ",")
+                == "start,end,seconds,pickups,notifications,shielded_seconds,extra_time_seconds")
         let atTen = rows.first { $0.first?.contains("T10:00:00") == true }.map { $0.map(String.init) }
         // 10:00–11:00: 1200 s of use, 1 pickup, 2 notifications, shielded 10:20–10:50, the grant at 10:50.
         #expect(atTen == [atTen?[0] ?? "", atTen?[1] ?? "", "1200", "1", "2", "1800", "900"])
@@ -128,7 +150,8 @@ import UsageStore
     func aDayHasARowPerLocalHourAlsoWhenTheClockChanges(day: String) throws {
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
-        let result = try report("--from \(day) --to \(day) --by hour --format csv", directory, path: path, prefix: "TZ=Europe/Berlin ")
+        let result = try report(
+            "--from \(day) --to \(day) --by hour --format csv", directory, path: path, prefix: "TZ=Europe/Berlin ")
         #expect(result.status == 0, "\(result.output)")
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
@@ -156,7 +179,9 @@ import UsageStore
         // Each chart is well-formed SVG with a title and a description for screen readers.
         var svgs: [Substring] = []
         var rest = page[...]
-        while let open = rest.range(of: "<svg class=\"chart"), let close = rest.range(of: "</svg>", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "<svg class=\"chart"),
+            let close = rest.range(of: "</svg>", range: open.upperBound..<rest.endIndex)
+        {
             svgs.append(rest[open.lowerBound..<close.upperBound])
             rest = rest[close.upperBound...]
         }
@@ -172,7 +197,9 @@ import UsageStore
         #expect(page.components(separatedBy: "<tr><th scope=\"row\">").count - 1 >= 23 + 1)
     }
 
-    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// The page as headless Chromium draws it, in light and dark mode: the charts' bars are in colour (many
     /// saturated pixels), and dark mode has a dark background. Needs chromium (and `convert` to read the PNG);
@@ -188,7 +215,9 @@ import UsageStore
             let png = directory.path + "/page-\(dark).png"
             let draw = try CommandResult(
                 "'\(chromium)' --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1200 "
-                    + (dark ? "--force-dark-mode --blink-settings=preferredColorScheme=0 " : "--blink-settings=preferredColorScheme=1 ")
+                    + (dark
+                        ? "--force-dark-mode --blink-settings=preferredColorScheme=0 "
+                        : "--blink-settings=preferredColorScheme=1 ")
                     + "--screenshot='\(png)' 'file://\(directory.path)/page.html' && convert '\(png)' ppm:- > '\(png).ppm'",
                 in: directory)
             #expect(draw.status == 0, "\(draw.output)")
@@ -196,7 +225,8 @@ import UsageStore
             let saturated = image.pixels.count { max($0.0, $0.1, $0.2) - min($0.0, $0.1, $0.2) > 80 }
             #expect(saturated > 2_000, "\(saturated) coloured pixels")
             let corner = image.pixels[image.width * 2 + 2]
-            #expect(dark ? max(corner.0, corner.1, corner.2) < 60 : min(corner.0, corner.1, corner.2) > 200, "\(corner)")
+            #expect(
+                dark ? max(corner.0, corner.1, corner.2) < 60 : min(corner.0, corner.1, corner.2) > 200, "\(corner)")
         }
     }
 

@@ -10,7 +10,8 @@ import Testing
     let user = UserID(1001)
     let apps = (0..<6).map {
         AppUse(
-            application: ApplicationToken(rawValue: "tok-app\($0)"), category: ActivityCategoryToken(rawValue: "cat\($0 % 3)"))
+            application: ApplicationToken(rawValue: "tok-app\($0)"),
+            category: ActivityCategoryToken(rawValue: "cat\($0 % 3)"))
     }
     /// Seven days of UTC midnights, from a Monday.
     let days: [DateInterval] = (0..<7).map {
@@ -33,7 +34,10 @@ import Testing
                 UsageInterval(
                     user: user, session: SessionID(index % 5 == 0 ? "ssh" : "seat0"), use: use, start: time,
                     end: time + TimeInterval(seconds), duration: .seconds(slept)))
-            if index % 4 == 0 { recorder.record(Pickup(user: user, session: SessionID("seat0"), application: use.application, time: time)) }
+            if index % 4 == 0 {
+                recorder.record(
+                    Pickup(user: user, session: SessionID("seat0"), application: use.application, time: time))
+            }
             time += TimeInterval(seconds) + (index % 9 == 0 ? 7200 : Double.random(in: 0...120, using: &generator))
             index += 1
         }
@@ -76,14 +80,18 @@ import Testing
         defer { directory.remove() }
         let now = days[6].end
         _ = try database.report(for: user, days: days, now: now)
-        let late = AppUse(application: ApplicationToken(rawValue: "tok-late"), category: ActivityCategoryToken(rawValue: "cat-late"))
+        let late = AppUse(
+            application: ApplicationToken(rawValue: "tok-late"), category: ActivityCategoryToken(rawValue: "cat-late"))
         var recorder = UsageRecorder(database: database, bootID: "boot-2")
         recorder.record(
             UsageInterval(
-                user: user, session: SessionID("late"), use: late, start: days[2].start + 600, end: days[2].start + 1200,
+                user: user, session: SessionID("late"), use: late, start: days[2].start + 600,
+                end: days[2].start + 1200,
                 duration: .seconds(600)))
         try recorder.flush()
-        let days = try database.writer.read { try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup") }
+        let days = try database.writer.read {
+            try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup")
+        }
         #expect(!days.contains(self.days[2].end.millisecondsSince1970))
         #expect(days.count == self.days.count - 1)
         let reports = try database.report(for: user, days: self.days, now: now)
@@ -109,7 +117,9 @@ import Testing
         calendar.timeZone = TimeZone(identifier: "UTC")!
         // During the last day: the six before it close.
         #expect(try database.rollUpClosedDays(before: days[6].start + 600, calendar: calendar) == 6)
-        let ends = try database.writer.read { try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup ORDER BY 1") }
+        let ends = try database.writer.read {
+            try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup ORDER BY 1")
+        }
         #expect(ends == days.prefix(6).map { $0.end.millisecondsSince1970 })
         // The next day: only the day that closed since is made (from the latest rollup on).
         #expect(try database.rollUpClosedDays(before: days[6].end + 600, calendar: calendar) == 2)

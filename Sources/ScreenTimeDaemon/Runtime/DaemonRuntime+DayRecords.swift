@@ -30,7 +30,9 @@ extension DaemonRuntime {
     }
 
     /// Notes a notification sent to `user` about `limit`.
-    mutating func noteNotification(_ kind: NotificationRecord.Kind, to user: UserID, limit: String, title: String, at now: Now) {
+    mutating func noteNotification(
+        _ kind: NotificationRecord.Kind, to user: UserID, limit: String, title: String, at now: Now
+    ) {
         batch.records.notifications.append(
             NotificationRecord(user: user, time: now.date, kind: kind, limit: limit, title: title))
     }
@@ -73,7 +75,8 @@ extension DaemonRuntime {
             // A limit by weekday that does not name today does not limit today.
             guard let allowed = limit.dailyByWeekday.map({ $0[weekday] }) ?? limit.daily else { continue }
             batch.records.dailyLimits.append(
-                DailyLimitRecord(day: day, limit: limit.name, seconds: allowed.components.seconds, recordedAt: now.date))
+                DailyLimitRecord(day: day, limit: limit.name, seconds: allowed.components.seconds, recordedAt: now.date)
+            )
         }
     }
 
@@ -88,7 +91,9 @@ extension DaemonRuntime {
     /// What a shield covers, as the store names it: each app, each category, or every app.
     static func targets(of shield: EffectiveShield) -> [ShieldedTime.Target] {
         shield.applications.map { ShieldedTime.Target(kind: .application, token: $0.rawValue) }
-            + shield.applicationCategories.specific.keys.map { ShieldedTime.Target(kind: .category, token: $0.rawValue) }
+            + shield.applicationCategories.specific.keys.map {
+                ShieldedTime.Target(kind: .category, token: $0.rawValue)
+            }
             + (shield.applicationCategories.allExcept == nil ? [] : [ShieldedTime.Target(kind: .all, token: "")])
     }
 }
