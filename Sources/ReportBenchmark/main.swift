@@ -1,7 +1,7 @@
 // Report benchmark: a ledger file holding a year of synthetic use as the daemon writes it (10 h of use a day, an app
 // switch every ~30 s, 40 apps in 8 categories, two sessions, pickups, their labels, notifications, shields and limits),
 // then the real `screentime` executable started anew for each run, with the OS file cache warm. Prints:
-//   report.week_cli_ms  the median wall time of `screentime report --week` (whole process)
+//   report.week_cli_ms  the median wall time of `screentime report --week` (whole process; by app)
 //   report.year_cli_ms  the median wall time of `screentime report --from <a year ago> --by app`
 // The first run of each is not measured: it makes the daily rollups of closed days (the daemon's ledger keeps them
 // from then on). Usage: ReportBenchmark [path/to/screentime] [runs]
@@ -145,7 +145,7 @@ func median(_ extra: [String]) -> Double? {
 let formatter = DateFormatter()
 formatter.locale = Locale(identifier: "en_US_POSIX")
 formatter.dateFormat = "yyyy-MM-dd"
-let week = median(["--week", "--by", "day"])
+let week = median(["--week"])
 let year = median(["--from", formatter.string(from: firstDay), "--by", "app"])
 print("report.week_cli_ms \(week.map { String(format: "%.1f", $0) } ?? "nan") ms")
 print("report.year_cli_ms \(year.map { String(format: "%.1f", $0) } ?? "nan") ms")

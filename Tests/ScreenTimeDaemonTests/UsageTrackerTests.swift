@@ -48,4 +48,19 @@ import UsageStore
         #expect(back.pickups.map(\.application) == [game.application])
         #expect(back.pickups.first?.time == Date(timeIntervalSince1970: 3))
     }
+
+    @Test func everyAppInUseOfASessionWithoutKnownFocusIsItsOwnInterval() {
+        var tracker = UsageTracker()
+        _ = tracker.observe([sample(.active, [game, editor])], monotonic: .seconds(0), wall: Date(timeIntervalSince1970: 0))
+        let both = tracker.observe(
+            [sample(.active, [game, editor])], monotonic: .seconds(4), wall: Date(timeIntervalSince1970: 4))
+        #expect(Set(both.intervals.map(\.use)) == [game, editor])
+        #expect(both.intervals.allSatisfy { $0.duration == .seconds(4) && $0.start == Date(timeIntervalSince1970: 0) })
+        // The editor quits: its interval ends, the game's goes on.
+        let one = tracker.observe([sample(.active, [game])], monotonic: .seconds(6), wall: Date(timeIntervalSince1970: 6))
+        #expect(Set(one.intervals.map(\.use)) == [game, editor])
+        let after = tracker.observe([sample(.active, [game])], monotonic: .seconds(8), wall: Date(timeIntervalSince1970: 8))
+        #expect(after.intervals.map(\.use) == [game])
+        #expect(after.intervals.first?.duration == .seconds(8))
+    }
 }
