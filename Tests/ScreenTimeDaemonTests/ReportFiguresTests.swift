@@ -204,12 +204,16 @@ import FoundationXML
     /// The page as headless Chromium draws it, in light and dark mode: the charts' bars are in colour (many
     /// saturated pixels), and dark mode has a dark background. Needs chromium (and `convert` to read the PNG);
     /// under CI=true it runs (and fails) without.
-    @Test(.enabled(if: chromium != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
-    func headlessChromiumDrawsTheChartsInColourInLightAndDarkMode() throws {
+    @Test(
+        .enabled(if: chromium != nil || ProcessInfo.processInfo.environment["CI"] == "true"),
+        arguments: [false, true])
+    func headlessChromiumDrawsTheChartsInColourInLightAndDarkMode(overTwoDays: Bool) throws {
         let chromium = try #require(Self.chromium, "chromium is not installed (apt-get install chromium)")
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
-        let result = try report("--yesterday --format html > '\(directory.path)/page.html'", directory, path: path)
+        // One day (a bar per hour), or two (a bar per day).
+        let range = overTwoDays ? "--from \(Self.dayName(dayBefore)) --to \(Self.dayName(yesterday))" : "--yesterday"
+        let result = try report("\(range) --format html > '\(directory.path)/page.html'", directory, path: path)
         #expect(result.status == 0, "\(result.output)")
         for dark in [false, true] {
             let png = directory.path + "/page-\(dark).png"
