@@ -262,6 +262,15 @@ import FoundationXML
         #expect(object?["totalSeconds"] as? Int == 1200)
         let own = try JSONSerialization.jsonObject(with: Data(mine.output.utf8)) as? [String: Any]
         #expect(own?["totalSeconds"] as? Int == 0)
+        let export = try CommandResult(
+            "'\(StatusOverBusTests.screentime)' export --format json --user nobody --database '\(path)' "
+                + "--token-key '\(directory.path)/token.key'", in: directory)
+        #expect(export.status == 0, "\(export.output)")
+        let records = try JSONSerialization.jsonObject(with: Data(export.output.utf8)) as? [[String: Any]]
+        #expect(records?.count == 2)
+        #expect(records?.allSatisfy { $0["user"] as? Int == Int(nobody.rawValue) } == true)
+        // The uninstalled game is named by the label the daemon recorded.
+        #expect(records?.first?["app_name"] as? String == Self.gameName)
     }
 
     @Test func badInputSaysWhatWhereAndHowToFix() throws {
