@@ -118,10 +118,11 @@ extension DaemonRuntime {
                     (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay
                         ? "\(Self.describe(extra)) more" : nil
                 }
-                noteNotification(.shield, to: user, limit: limit.name, title: "Time limit reached: \(limit.name)", at: now)
+                let title = "Time limit reached: \(limit.name)"
+                noteNotification(.shield, to: user, limit: limit.name, title: title, at: now)
                 actions.append(
                     .notifyShield(
-                        user: user, limit: limit.name, title: "Time limit reached: \(limit.name)",
+                        user: user, limit: limit.name, title: title,
                         body: plan.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
                         extraTimeLabel: extra))
             case .shieldChanged(let user, let shield):
