@@ -180,8 +180,10 @@ struct ReportBuilder {
         return clipped.indices.map { index in
             let segment = clipped[index]
             let inside = { (time: Date) in segment.start <= time && time < segment.end }
+            // An hour or a day still to come keeps its end; the one running ends now.
+            let end = segment.start >= now ? segments[index].end : segment.end
             return ReportFigures.Row(
-                start: Self.iso(segment.start), end: Self.iso(segment.end),
+                start: Self.iso(segment.start), end: Self.iso(end),
                 seconds: seconds(reports[index].totalDuration),
                 pickups: reports[index].pickups,
                 categories: Dictionary(
