@@ -34,6 +34,8 @@ let package = Package(
         // Pure layers: no I/O, no clock.
         .target(name: "ScreenTimeModel", swiftSettings: strict),
         .target(name: "ScreenTimeEngine", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+        // SVG charts of reports (bars, donut, ranked bars): pure, no I/O.
+        .target(name: "ScreenTimeCharts", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
 
         // Linux-facing layers.
         .target(
@@ -85,7 +87,7 @@ let package = Package(
             name: "screentime",
             dependencies: [
                 "LinuxActivity", "ScreenTimeModel", "ScreenTimeDaemon", "ScreenTimeEngine", "UsageStore", "Enforcement",
-                "ScreenTimeBus", "FamilyControls", .product(name: "SystemPackage", package: "swift-system"),
+                "ScreenTimeBus", "FamilyControls", "ScreenTimeCharts", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -98,6 +100,7 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], swiftSettings: strict),
+        .testTarget(name: "ScreenTimeChartsTests", dependencies: ["ScreenTimeCharts"], swiftSettings: strict),
         .testTarget(
             name: "ScreenTimeEngineTests",
             dependencies: [
@@ -124,6 +127,10 @@ package.targets += [
         name: "EngineBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeEngine"], swiftSettings: strict),
     .executableTarget(
         name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity", "BenchmarkSupport"], swiftSettings: strict),
+    .executableTarget(
+        name: "ReportBenchmark",
+        dependencies: ["ScreenTimeModel", "UsageStore", "BenchmarkSupport", .product(name: "GRDB", package: "GRDB.swift")],
+        swiftSettings: strict),
     .executableTarget(
         name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon", "BenchmarkSupport"], swiftSettings: strict),
 ]

@@ -4,7 +4,7 @@
 # the daemon as deployed (scripts/bench-deployed.sh: the shipped unit in a real logind session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for product in CollectorBenchmark EngineBenchmark DaemonBenchmark screentimed screentime; do
+for product in CollectorBenchmark EngineBenchmark DaemonBenchmark ReportBenchmark screentimed screentime; do
     scripts/build-release.sh --scratch-path .build-release --product "$product" >&2
 done
 failed=()
@@ -18,6 +18,8 @@ run() {  # run NAME COMMAND...: runs a benchmark, passes its figures on, and not
 run collector .build-release/release/CollectorBenchmark 1000 10
 run engine .build-release/release/EngineBenchmark
 run daemon .build-release/release/DaemonBenchmark
+# A year of synthetic use in a ledger file; `screentime report` as installed, started anew for each run.
+run report .build-release/release/ReportBenchmark .build-release/release/screentime
 if [ "$(id -u)" = 0 ]; then
     run deployed scripts/bench-deployed.sh
 else

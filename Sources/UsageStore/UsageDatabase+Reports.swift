@@ -3,73 +3,123 @@ import GRDB
 import ScreenTimeModel
 
 extension UsageDatabase {
-    /// `user`'s usage from `start` (inclusive) to `end` (exclusive), in wall time.
+    /// `user`'s usage from `start` (inclusive) to `end` (exclusive), in wall time, from the raw intervals.
     ///
     /// Intervals that cross an edge of the range are counted in proportion to the part of their wall-time span
     /// inside it; their monotonic duration is what is divided, so suspend never counts.
     public func report(for user: UserID, from start: Date, to end: Date) throws -> UsageReport {
-        let from = start.millisecondsSince1970
-        let to = end.millisecondsSince1970
-        let uid = Int64(user.rawValue)
-        return try writer.read { db in
-            // An interval overlaps the range if it starts before its end and ends after its start; an instant
-            // interval (start = end) if it lies in the range.
-            let overlap = """
-                FROM usageInterval i JOIN loginSession s ON s.id = i.sessionRowID
-                WHERE s.uid = :uid AND i.startMilliseconds < :to
-                  AND (i.endMilliseconds > :from
-                       OR (i.endMilliseconds = i.startMilliseconds AND i.startMilliseconds >= :from))
-                """
-            let arguments: StatementArguments = ["uid": uid, "from": from, "to": to]
-            // One app in front of two sessions at once (two seats, a desktop and an ssh login) is used once: each
-            // app's and each category's time is the union of its intervals, not their sum.
-            var byApplication: [ApplicationToken: [Span]] = [:]
-            var byCategory: [ActivityCategoryToken: [Span]] = [:]
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT i.appToken, i.categoryToken, i.startMilliseconds, i.endMilliseconds, i.durationMilliseconds
-                    \(overlap)
-                    """,
-                arguments: arguments)
-            for row in rows {
-                let span = Span(
-                    start: row["startMilliseconds"], end: row["endMilliseconds"], duration: row["durationMilliseconds"])
-                byApplication[ApplicationToken(rawValue: row["appToken"]), default: []].append(span)
-                byCategory[ActivityCategoryToken(rawValue: row["categoryToken"]), default: []].append(span)
+        try reports(for: user, segments: [DateInterval(start: start, end: max(start, end))])[0]
+    }
+
+    /// One report per segment (contiguous, in order: hours or days of a range), from the raw intervals, read once for
+    /// the whole range.
+    public func reports(for user: UserID, segments: [DateInterval]) throws -> [UsageReport] {
+        try writer.read { db in try Self.reports(db, for: user, segments: segments) }
+    }
+
+    /// `reports(for:segments:)` in the caller's transaction.
+    static func reports(_ db: Database, for user: UserID, segments: [DateInterval]) throws -> [UsageReport] {
+        guard let first = segments.first, let last = segments.last else { return [] }
+        let bounds = segments.map { ($0.start.millisecondsSince1970, $0.end.millisecondsSince1970) }
+        let from = first.start.millisecondsSince1970
+        let to = last.end.millisecondsSince1970
+        let arguments: StatementArguments = ["uid": Int64(user.rawValue), "from": from, "to": to]
+        var intervals = Array(repeating: [IntervalRow](), count: segments.count)
+        // An interval overlaps a range if it starts before its end and ends after its start; an instant interval
+        // (start = end) if it lies in the range (`Span.overlaps`, checked below). The query reads the intervals
+        // ending from the range's start on, by the index on their end (CROSS JOIN keeps SQLite from starting with
+        // the sessions, which would read every interval of each): reports are mostly of recent days.
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT i.appToken, i.categoryToken, i.startMilliseconds, i.endMilliseconds, i.durationMilliseconds
+                FROM usageInterval i INDEXED BY usageInterval_on_end CROSS JOIN loginSession s ON s.id = i.sessionRowID
+                WHERE i.endMilliseconds >= :from AND i.startMilliseconds < :to AND s.uid = :uid
+                """,
+            arguments: arguments)
+        while let row = try rows.next() {
+            let interval = IntervalRow(
+                application: row[0], category: row[1], span: Span(start: row[2], end: row[3], duration: row[4]))
+            var index = Self.firstSegment(endingAfter: interval.span.start, in: bounds)
+            while index < bounds.count, interval.span.overlaps(from: bounds[index].0, to: bounds[index].1) {
+                intervals[index].append(interval)
+                index += 1
             }
-            let longest = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT i.appToken, i.categoryToken, i.startMilliseconds, i.endMilliseconds, i.durationMilliseconds
-                    \(overlap)
-                    ORDER BY i.durationMilliseconds DESC, i.startMilliseconds LIMIT 1
-                    """,
-                arguments: arguments
-            ).map { row in
-                UsageReport.LongestSession(
-                    use: AppUse(
-                        application: ApplicationToken(rawValue: row["appToken"]),
-                        category: ActivityCategoryToken(rawValue: row["categoryToken"])),
-                    start: Date(millisecondsSince1970: row["startMilliseconds"]),
-                    end: Date(millisecondsSince1970: row["endMilliseconds"]),
-                    duration: .milliseconds(row["durationMilliseconds"] as Int64))
-            }
-            let pickups = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) AS count, MIN(p.wallMilliseconds) AS first
-                    FROM pickup p JOIN loginSession s ON s.id = p.sessionRowID
-                    WHERE s.uid = :uid AND p.wallMilliseconds >= :from AND p.wallMilliseconds < :to
-                    """,
-                arguments: arguments)!
-            let first: Int64? = pickups["first"]
-            return UsageReport(
-                user: user, start: start, end: end,
-                durationByApplication: byApplication.mapValues { Span.union($0, from: from, to: to) },
-                durationByCategory: byCategory.mapValues { Span.union($0, from: from, to: to) }, pickups: pickups["count"],
-                firstPickup: first.map(Date.init(millisecondsSince1970:)), longestSession: longest)
         }
+        var pickups = Array(repeating: [Int64](), count: segments.count)
+        let times = try Int64.fetchCursor(
+            db,
+            sql: """
+                SELECT p.wallMilliseconds FROM pickup p JOIN loginSession s ON s.id = p.sessionRowID
+                WHERE s.uid = :uid AND p.wallMilliseconds >= :from AND p.wallMilliseconds < :to
+                """,
+            arguments: arguments)
+        while let time = try times.next() {
+            let index = Self.firstSegment(endingAfter: time, in: bounds)
+            if index < bounds.count, bounds[index].0 <= time { pickups[index].append(time) }
+        }
+        return segments.indices.map { index in
+            UsageReport(user: user, segment: segments[index], intervals: intervals[index], pickups: pickups[index])
+        }
+    }
+
+    /// The index of the first segment whose end is after `time` (`bounds.count` when none is).
+    private static func firstSegment(endingAfter time: Int64, in bounds: [(Int64, Int64)]) -> Int {
+        var low = 0
+        var high = bounds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if bounds[middle].1 > time { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
+/// One usage interval as reports read it.
+struct IntervalRow {
+    var application: String
+    var category: String
+    var span: Span
+}
+
+extension UsageReport {
+    /// The report of one range from its overlapping intervals and its pickups' times. Each app's and each category's
+    /// time is the union of its intervals (one app in front of two sessions at once is used once).
+    init(user: UserID, segment: DateInterval, intervals: [IntervalRow], pickups: [Int64]) {
+        let from = segment.start.millisecondsSince1970
+        let to = segment.end.millisecondsSince1970
+        var byApplication: [String: [Span]] = [:]
+        var byCategory: [String: [Span]] = [:]
+        var longest: IntervalRow?
+        for interval in intervals {
+            byApplication[interval.application, default: []].append(interval.span)
+            byCategory[interval.category, default: []].append(interval.span)
+            if let current = longest,
+                (current.span.duration, -current.span.start) >= (interval.span.duration, -interval.span.start)
+            {
+                continue
+            }
+            longest = interval
+        }
+        self.init(
+            user: user, start: segment.start, end: segment.end,
+            durationByApplication: Dictionary(
+                uniqueKeysWithValues: byApplication.map {
+                    (ApplicationToken(rawValue: $0.key), Span.union($0.value, from: from, to: to))
+                }),
+            durationByCategory: Dictionary(
+                uniqueKeysWithValues: byCategory.map {
+                    (ActivityCategoryToken(rawValue: $0.key), Span.union($0.value, from: from, to: to))
+                }),
+            pickups: pickups.count, firstPickup: pickups.min().map(Date.init(millisecondsSince1970:)),
+            longestSession: longest.map { row in
+                LongestSession(
+                    use: AppUse(
+                        application: ApplicationToken(rawValue: row.application),
+                        category: ActivityCategoryToken(rawValue: row.category)),
+                    start: Date(millisecondsSince1970: row.span.start), end: Date(millisecondsSince1970: row.span.end),
+                    duration: .milliseconds(row.span.duration))
+            })
     }
 }
 
@@ -78,6 +128,11 @@ struct Span {
     var start: Int64
     var end: Int64
     var duration: Int64
+
+    /// Whether the span counts in `from..<to`: it overlaps it, or it is an instant inside it.
+    func overlaps(from: Int64, to: Int64) -> Bool {
+        start < to && (end > from || (end == start && start >= from))
+    }
 
     /// The time `spans` cover between `from` and `to`, each instant counted once: the wall time covered by any span,
     /// at the rate (use per wall millisecond, below 1 when the machine slept) of the spans covering it, the higher

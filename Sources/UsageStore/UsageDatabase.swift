@@ -106,6 +106,8 @@ public struct UsageDatabase: Sendable {
                 columns: ["uid", "grantedAtMilliseconds"])
         }
         registerClientMigration(in: &migrator)
+        registerDayRecordsMigration(in: &migrator)
+        registerRollupMigration(in: &migrator)
         return migrator
     }
 }

@@ -35,6 +35,7 @@ public struct UsageRecorder: Sendable {
     private var pendingIntervals: [IntervalKey: UsageInterval] = [:]
     private var pendingPickups: [Pickup] = []
     private var pendingGrants: [ExtraTimeGrant] = []
+    private var pendingRecords = DayRecords()
     private var sessionRows: [SessionID: Int64] = [:]
     /// Row ids of intervals written by the last flush: the ones still open, most likely to be extended next.
     private var openIntervalRows: [IntervalKey: Int64] = [:]
@@ -52,8 +53,10 @@ public struct UsageRecorder: Sendable {
         openIntervalRows = [:]
     }
 
-    /// How many intervals, pickups and grants wait for the next flush.
-    public var pendingCount: Int { pendingIntervals.count + pendingPickups.count + pendingGrants.count }
+    /// How many intervals, pickups, grants and day records wait for the next flush.
+    public var pendingCount: Int {
+        pendingIntervals.count + pendingPickups.count + pendingGrants.count + pendingRecords.count
+    }
 
     /// Notes an interval (new or extended); the latest report of a stretch wins.
     public mutating func record(_ interval: UsageInterval) {
@@ -73,6 +76,11 @@ public struct UsageRecorder: Sendable {
         pendingGrants.append(grant)
     }
 
+    /// Notes what the day recorded besides usage (labels, notifications, shields, limits).
+    public mutating func record(_ records: DayRecords) {
+        pendingRecords.append(records)
+    }
+
     /// Writes everything pending, and `snapshot` if given, in one transaction.
     ///
     /// Saving the engine's snapshot in the same transaction keeps its counters and the ledger consistent after
@@ -85,6 +93,7 @@ public struct UsageRecorder: Sendable {
         let intervals = pendingIntervals
         let pickups = pendingPickups
         let grants = pendingGrants
+        let records = pendingRecords
         var sessionRows = self.sessionRows
         let openRows = openIntervalRows
         let bootID = bootID
@@ -136,6 +145,7 @@ public struct UsageRecorder: Sendable {
                 var grant = grant
                 try grant.insert(db)
             }
+            try UsageDatabase.write(records, db)
             if let snapshot {
                 try snapshot.save(db)
                 summary.savedSnapshot = true
@@ -147,6 +157,7 @@ public struct UsageRecorder: Sendable {
         pendingIntervals = [:]
         pendingPickups = []
         pendingGrants = []
+        pendingRecords = DayRecords()
         return summary
     }
 

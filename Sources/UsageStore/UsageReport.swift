@@ -37,3 +37,28 @@ public struct UsageReport: Hashable, Sendable {
         durationByApplication.values.reduce(.zero, +)
     }
 }
+
+extension UsageReport {
+    /// The report of several consecutive ranges (the days of a week) as one, from the first's start to the last's
+    /// end: times and pickups add up (the ranges do not overlap, so each app's union is the sum of its parts), the
+    /// first pickup is the earliest, the longest session the longest (the earlier of two as long).
+    public init?(merging reports: [UsageReport]) {
+        guard let first = reports.first, let last = reports.last else { return nil }
+        self = first
+        end = last.end
+        for report in reports.dropFirst() {
+            durationByApplication.merge(report.durationByApplication, uniquingKeysWith: +)
+            durationByCategory.merge(report.durationByCategory, uniquingKeysWith: +)
+            pickups += report.pickups
+            if let time = report.firstPickup, firstPickup.map({ time < $0 }) ?? true { firstPickup = time }
+            if let other = report.longestSession {
+                if let current = longestSession,
+                    current.duration > other.duration || (current.duration == other.duration && current.start <= other.start)
+                {
+                    continue
+                }
+                longestSession = other
+            }
+        }
+    }
+}

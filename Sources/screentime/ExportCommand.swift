@@ -12,12 +12,15 @@ struct ExportCommand: AsyncParsableCommand {
             One record per interval of an app in front of a session: start and end (ISO 8601 with offset), seconds \
             of use (suspend excluded, so at most end − start), app id, app name, category, session and user. \
             Columns of the CSV: start,end,seconds,app_id,app_name,category,session,user. Only the calling user's \
-            own data. With --output the file is created with mode 0600.
+            own data; root may export another user's from the guardian daemon's store with --user NAME. An app \
+            keeps the name the daemon recorded for it, also once it is uninstalled. With --output the file is \
+            created with mode 0600.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json }
 
     @OptionGroup var daemon: DaemonOptions
+    @OptionGroup var person: UserOption
 
     @Option(help: "csv or json.")
     var format: Format = .csv
@@ -43,20 +46,22 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = daemon.settings
-        let database = try daemon.openDatabase()
-        let start = try from.map(ReportCommand.day) ?? Date(timeIntervalSince1970: 0)
-        let last = try to.map(ReportCommand.day) ?? Calendar.current.startOfDay(for: Date())
+        let (user, settings) = try person.resolve(daemon)
+        let database = try daemon.openDatabase(settings)
+        let start = try from.map { try ReportCommand.day($0, option: "--from") } ?? Date(timeIntervalSince1970: 0)
+        let last = try to.map { try ReportCommand.day($0, option: "--to") } ?? Calendar.current.startOfDay(for: Date())
+        guard start <= last else {
+            throw ValidationError("--from \(from ?? "") is after --to \(to ?? "today"): give the earlier day to --from")
+        }
         let end = Calendar.current.date(byAdding: .day, value: 1, to: last)!
-        let catalog = try ReportCommand.catalog(settings)
-        let records = try database.intervals(for: UserID(getuid()), from: start, to: end).map { interval in
-            let label = catalog.label(forToken: interval.application)
+        let names = try ReportNames(database: database) { try? ReportCommand.catalog(settings) }
+        let records = try database.intervals(for: user, from: start, to: end).map { interval in
+            let app = names.app(interval.application)
             let components = interval.duration.components
             return Record(
                 start: ReportCommand.iso(interval.start), end: ReportCommand.iso(interval.end),
                 seconds: Double(components.seconds) + Double(components.attoseconds) / 1e18,
-                appID: label?.id.rawValue ?? interval.application.rawValue, appName: label?.name ?? "unknown app",
-                category: catalog.category(forToken: interval.category)?.rawValue ?? "unknown",
+                appID: app.id, appName: app.name, category: names.category(interval.category)?.rawValue ?? "unknown",
                 session: interval.session, user: interval.user.rawValue)
         }
         let text: String
@@ -88,13 +93,16 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     static func csvLine(_ record: Record) -> String {
-        func field(_ text: String) -> String {
-            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-        }
+        let field = csvField
         return [
             record.start, record.end, String(format: "%.3f", record.seconds), field(record.appID), field(record.appName),
             record.category, field(record.session), String(record.user),
         ].joined(separator: ",")
     }
+}
+
+/// A CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
+func csvField(_ text: String) -> String {
+    text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
 }

@@ -5,7 +5,8 @@ import ScreenTimeDaemon
 import ScreenTimeModel
 import UsageStore
 
-/// `screentime report`: use over a range of local days, by app, category, hour or day, as a table, JSON or CSV.
+/// `screentime report`: use over a range of local days, by app, category, hour or day, as a table, JSON, CSV or a
+/// self-contained HTML page.
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report", abstract: "Usage per app, category, hour or day over a range of days.",
@@ -13,20 +14,25 @@ struct ReportCommand: AsyncParsableCommand {
             The range is today (the default), --yesterday, --week (this week, from the locale's first weekday), \
             --last-week, or --from/--to (inclusive local days, YYYY-MM-DD). Time is foreground time, each app \
             counted once per user even when it runs in two sessions at once; suspended time never counts. Hours \
-            are local: a day with a clock change has 23 or 25 hour rows. JSON and CSV carry seconds as numbers and \
-            times in ISO 8601 with their offset. CSV columns: by app or category `id,name,seconds`; by hour or day \
-            `start,end,seconds,pickups`.
+            are local: a day with a clock change has 23 or 25 hour rows. The daily average is compared with the as \
+            many days just before the range. JSON and CSV carry seconds as numbers and times in ISO 8601 with their \
+            offset. CSV columns: --by app `id,name,category,seconds`; --by category `id,name,seconds`; --by hour or \
+            day `start,end,seconds,pickups,notifications,shielded_seconds,extra_time_seconds`; --by summary \
+            `figure,value,detail` (every figure of the table, one per line). --format html writes one page with \
+            charts (no script, nothing fetched). --user NAME reads another user's data from the guardian daemon's \
+            store, as root only.
             """)
 
     enum Grouping: String, ExpressibleByArgument, CaseIterable {
-        case app, category, hour, day
+        case app, category, hour, day, summary
     }
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case table, json, csv
+        case table, json, csv, html
     }
 
     @OptionGroup var daemon: DaemonOptions
+    @OptionGroup var person: UserOption
 
     @Flag(help: "Today, from local midnight (the default).")
     var today = false
@@ -46,68 +52,45 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Last local day (inclusive), YYYY-MM-DD; default: today.", valueName: "date"))
     var to: String?
 
-    @Option(help: "Rows per app, category, hour or day.")
+    @Option(help: "Rows per app, category, hour or day; summary: the figures alone.")
     var by: Grouping = .app
 
-    @Option(help: "table, json or csv.")
+    @Option(help: "table, json, csv or html.")
     var format: Format = .table
 
     @Flag(help: "The same as --format json.")
     var json = false
 
-    /// One row of the report.
-    struct Row: Encodable {
-        var id: String?
-        var name: String?
-        var start: String?
-        var end: String?
-        var seconds: Int
-        var pickups: Int?
-    }
-
-    /// The whole report, as JSON shows it.
-    struct Output: Encodable {
-        var user: UInt32
-        var from: String
-        var to: String
-        var totalSeconds: Int
-        var dailyAverageSeconds: Int
-        var pickups: Int
-        var firstPickup: String?
-        var longestSessionSeconds: Int?
-        var mostUsedApp: String?
-        var extraTimeSeconds: Int
-        var by: String
-        var rows: [Row]
+    func validate() throws {
+        let ranges = [today, yesterday, week, lastWeek, from != nil || to != nil].filter { $0 }.count
+        if ranges > 1 {
+            throw ValidationError("choose one range: --today, --yesterday, --week, --last-week or --from/--to")
+        }
+        if json && format != .table && format != .json {
+            throw ValidationError("--json is --format json: it can't be combined with --format \(format.rawValue)")
+        }
     }
 
     func run() async throws {
-        let settings = daemon.settings
-        let database = try daemon.openDatabase()
-        let (start, end) = try range(now: Date())
-        let user = UserID(getuid())
-        let report = try database.report(for: user, from: start, to: end)
-        let catalog = try Self.catalog(settings)
-        let rows = try rows(report: report, database: database, user: user, from: start, to: end, catalog: catalog)
-        let days = max(1, Int((end.timeIntervalSince(start) / 86_400).rounded(.up)))
-        let total = Int(report.totalDuration.components.seconds)
-        let top = report.durationByApplication.max { $0.value < $1.value }.map { catalog.label(forToken: $0.key) }
-        let output = Output(
-            user: user.rawValue, from: Self.iso(start), to: Self.iso(end), totalSeconds: total,
-            dailyAverageSeconds: total / days, pickups: report.pickups, firstPickup: report.firstPickup.map(Self.iso),
-            longestSessionSeconds: report.longestSession.map { Int($0.duration.components.seconds) },
-            mostUsedApp: top.flatMap { $0?.name },
-            extraTimeSeconds: Int(try database.grants(for: user, from: start, to: end).map(\.seconds).reduce(0, +)),
-            by: by.rawValue, rows: rows)
+        let now = Date()
+        let range = try self.range(now: now)
+        let (user, settings) = try person.resolve(daemon)
+        let database = try daemon.openDatabase(settings)
+        let names = try ReportNames(database: database) { try? Self.catalog(settings) }
+        let builder = ReportBuilder(database: database, user: user, names: names, calendar: .current, now: now)
+        let figures = try builder.figures(for: DateInterval(start: range.0, end: range.1), by: by)
         switch json ? .json : format {
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            print(String(decoding: try encoder.encode(figures), as: UTF8.self))
         case .csv:
-            print(csv(rows))
+            print(figures.csv(), terminator: "")
         case .table:
-            printTable(output)
+            printText(figures.table(), terminator: "")
+        case .html:
+            let chart = try builder.chartRows(for: DateInterval(start: range.0, end: range.1))
+            print(ReportPage(figures: figures, chart: chart, userName: person.user).html(), terminator: "")
         }
     }
 
@@ -116,81 +99,24 @@ struct ReportCommand: AsyncParsableCommand {
         let calendar = Calendar.current
         let midnight = calendar.startOfDay(for: now)
         if from != nil || to != nil {
-            let first = try from.map(Self.day) ?? midnight
-            let last = try to.map(Self.day) ?? midnight
+            let first = try from.map { try Self.day($0, option: "--from") } ?? midnight
+            let last = try to.map { try Self.day($0, option: "--to") } ?? midnight
             guard first <= last, let end = calendar.date(byAdding: .day, value: 1, to: last) else {
-                throw ValidationError("--from must be a day no later than --to")
+                throw ValidationError(
+                    "--from \(from ?? "today") is after --to \(to ?? "today"): give the earlier day to --from")
+            }
+            guard first <= now else {
+                throw ValidationError("--from \(from ?? "") is in the future: nothing is recorded yet")
             }
             return (first, min(end, now))
         }
         if yesterday { return (calendar.date(byAdding: .day, value: -1, to: midnight)!, midnight) }
         if week || lastWeek {
             let thisWeek = calendar.dateInterval(of: .weekOfYear, for: now)!.start
-            return lastWeek ? (calendar.date(byAdding: .weekOfYear, value: -1, to: thisWeek)!, thisWeek) : (thisWeek, now)
+            return lastWeek
+                ? (calendar.date(byAdding: .weekOfYear, value: -1, to: thisWeek)!, thisWeek) : (thisWeek, now)
         }
         return (midnight, now)
-    }
-
-    private func rows(
-        report: UsageReport, database: UsageDatabase, user: UserID, from start: Date, to end: Date, catalog: AppCatalog
-    ) throws -> [Row] {
-        switch by {
-        case .app:
-            return report.durationByApplication.sorted { $0.value > $1.value }.map { token, duration in
-                let label = catalog.label(forToken: token)
-                return Row(id: label?.id.rawValue ?? token.rawValue, name: label?.name ?? "unknown app", seconds: Int(duration.components.seconds))
-            }
-        case .category:
-            return report.durationByCategory.sorted { $0.value > $1.value }.map { token, duration in
-                let category = catalog.category(forToken: token)
-                return Row(
-                    id: category?.rawValue ?? token.rawValue, name: category?.displayName ?? "unknown",
-                    seconds: Int(duration.components.seconds))
-            }
-        case .hour, .day:
-            var rows: [Row] = []
-            var segment = start
-            while segment < end {
-                let next = min(Calendar.current.date(byAdding: by == .hour ? .hour : .day, value: 1, to: segment)!, end)
-                let part = try database.report(for: user, from: segment, to: next)
-                rows.append(
-                    Row(
-                        start: Self.iso(segment), end: Self.iso(next), seconds: Int(part.totalDuration.components.seconds),
-                        pickups: part.pickups))
-                segment = next
-            }
-            return rows
-        }
-    }
-
-    private func csv(_ rows: [Row]) -> String {
-        func field(_ text: String) -> String {
-            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-        }
-        switch by {
-        case .app, .category:
-            return (["id,name,seconds"] + rows.map { [field($0.id ?? ""), field($0.name ?? ""), String($0.seconds)].joined(separator: ",") })
-                .joined(separator: "\n")
-        case .hour, .day:
-            return (["start,end,seconds,pickups"] + rows.map { "\($0.start ?? ""),\($0.end ?? ""),\($0.seconds),\($0.pickups ?? 0)" })
-                .joined(separator: "\n")
-        }
-    }
-
-    private func printTable(_ output: Output) {
-        printText(
-            "\(output.from) – \(output.to): \(NowTable.format(.seconds(output.totalSeconds))) in total, "
-                + "\(NowTable.format(.seconds(output.dailyAverageSeconds))) a day on average, \(output.pickups) pickups")
-        if let first = output.firstPickup { printText("First pickup: \(first)") }
-        if let longest = output.longestSessionSeconds { printText("Longest session: \(NowTable.format(.seconds(longest)))") }
-        if let top = output.mostUsedApp { printText("Most used: \(top)") }
-        if output.extraTimeSeconds > 0 { printText("Extra time granted: \(NowTable.format(.seconds(output.extraTimeSeconds)))") }
-        printText("By \(output.by):")
-        for row in output.rows {
-            let label = row.start.map { "\($0) – \(row.end ?? "")" } ?? "\(row.name ?? "?") [\(row.id ?? "?")]"
-            printText("  \(NowTable.format(.seconds(row.seconds)))  \(label)")
-        }
     }
 
     /// The calling user's catalog, with the apps the policy names labelled too.
@@ -208,21 +134,18 @@ struct ReportCommand: AsyncParsableCommand {
         return catalog
     }
 
-    /// A local day, `YYYY-MM-DD`, at its midnight.
-    static func day(_ text: String) throws -> Date {
+    /// A local day, `YYYY-MM-DD`, at its midnight; `option` names where it was given, for the error.
+    static func day(_ text: String, option: String = "the date") throws -> Date {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd"
-        guard let date = formatter.date(from: text) else {
-            throw ValidationError("\"\(text)\" is not a day; write YYYY-MM-DD, e.g. 2026-11-25")
+        formatter.isLenient = false
+        guard text.count == 10, let date = formatter.date(from: text) else {
+            throw ValidationError("\(option) \"\(text)\" is not a day: write YYYY-MM-DD, e.g. 2026-11-25")
         }
         return Calendar.current.startOfDay(for: date)
     }
 
     /// ISO 8601 with the local offset.
-    static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = .current
-        return formatter.string(from: date)
-    }
+    static func iso(_ date: Date) -> String { ReportBuilder.iso(date) }
 }

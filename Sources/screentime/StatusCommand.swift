@@ -30,10 +30,18 @@ struct DaemonOptions: ParsableArguments {
     }
 
     /// The database, or a clear failure when the daemon has not written one yet.
-    func openDatabase() throws -> UsageDatabase {
+    func openDatabase(_ settings: DaemonSettings? = nil) throws -> UsageDatabase {
+        let settings = settings ?? self.settings
         let path = settings.databasePath
         guard FileManager.default.fileExists(atPath: path) else {
-            printError("screentime: no usage database at \(path): has screentimed run yet? (systemctl --user status screentimed)")
+            let unit = settings.system ? "systemctl status screentimed" : "systemctl --user status screentimed"
+            printError("screentime: no usage database at \(path): has screentimed run yet? (\(unit))")
+            throw ExitCode(1)
+        }
+        guard access(path, R_OK) == 0 else {
+            printError(
+                "screentime: cannot read the usage database \(path): \(String(cString: strerror(errno))) "
+                    + "(the guardian daemon's store is root's: run it as root)")
             throw ExitCode(1)
         }
         return try UsageDatabase.open(at: path)

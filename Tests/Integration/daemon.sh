@@ -112,6 +112,22 @@ check "the monitor extension ran for the threshold with the callback, activity a
 check "the monitor extension ran for the warning and the interval start" inside sh -c \
     "grep -q -- '--callback eventWillReachThresholdWarning' /home/sbuser1/callbacks.log && grep -q -- '--callback intervalDidStart' /home/sbuser1/callbacks.log"
 check "game B is stopped (state T)" inside sh -c "awk '{print \$3}' /proc/$GAME_B/stat | grep -q T"
+# What reports read, recorded by the daemon as the day happened: the notifications, the shield, today's limit and
+# the games' names.
+sleep 2
+REPORT=$(as_user "$BIN/screentime" report --today --format json 2>&1 || true)
+check "the report counts the warning and the shield notification" \
+    jq -e '.notifications.warnings >= 1 and .notifications.shields >= 1' <<<"$REPORT"
+check "the report shows time shielded" jq -e '.shieldedSeconds >= 1' <<<"$REPORT"
+check "the report shows today's limit of the games" \
+    jq -e --argjson limit "$LIMIT" '[.limits[] | select(.limit == "games" and .seconds == $limit)] | length == 1' <<<"$REPORT"
+APPS=$(as_user "$BIN/screentime" report --today --by app --format csv 2>&1 || true)
+echo "$APPS" | head -5
+check "report --by app --format csv shows game A by its id near the limit" awk -F, -v limit="$LIMIT" \
+    '$1 == "org.example.Game" && $4 >= limit - 6 && $4 <= limit + 4 {found = 1} END {exit !found}' <<<"$APPS"
+PAGE=$(as_user "$BIN/screentime" report --today --format html 2>&1 || true)
+check "report --format html writes a page with its three charts" \
+    test "$(grep -o '<svg class="chart' <<<"$PAGE" | wc -l)" = 3
 
 # The user's SIGCONT does not resume them.
 inside runuser -u sbuser1 -- kill -CONT "$GAME_A" "$GAME_B"

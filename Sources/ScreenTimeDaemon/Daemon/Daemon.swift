@@ -43,6 +43,8 @@ public final class Daemon {
     var enforcementInputs:
         (tableChanges: UInt64, shieldRevision: UInt64, desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]])?
     private var policyStamp: FileStamp?
+    /// The collector's revision whose apps were last labelled in the store (`Daemon+DayRecords.swift`).
+    var labelledRevision: UInt64?
     /// When the last limit was reached (the instant of the engine's event), for measuring shield latency from
     /// another thread.
     public var lastLimitReached: MonotonicInstant? {
@@ -136,6 +138,7 @@ public final class Daemon {
         let snapshot = collector.tick(
             now: .nanoseconds(now.monotonic.nanoseconds), wallNow: now.wallClock.secondsSince1970)
         perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
+        noteApps(in: snapshot, at: now)
         if !clientsRestored { restoreClients(at: now) }
         showReadyClientShields()
         for answer in notifier?.takeAnswers() ?? [] { perform(runtime.handle(.answered(answer), at: now)) }

@@ -105,8 +105,10 @@ extension DaemonRuntime {
                 guard let limit = plan.limit(for: activity) else { break }
                 let left = limit.warning.map(Self.describe) ?? "a little time"
                 actions.append(.log(.notice, "limit warning", ["limit": "\(limit.name)", "user": "\(user)"]))
+                let title = "\(left) left for \(limit.name)"
+                noteNotification(.warning, to: user, limit: limit.name, title: title, at: now)
                 actions.append(
-                    .warn(user: user, title: "\(left) left for \(limit.name)", body: "Screen Time: your \(limit.name) limit is almost reached."))
+                    .warn(user: user, title: title, body: "Screen Time: your \(limit.name) limit is almost reached."))
             case .eventDidReachThreshold(_, let activity, let user):
                 guard let limit = plan.limit(for: activity) else { break }
                 actions.append(.log(.notice, "limit reached, shielding", ["limit": "\(limit.name)", "user": "\(user)"]))
@@ -116,13 +118,16 @@ extension DaemonRuntime {
                     (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay
                         ? "\(Self.describe(extra)) more" : nil
                 }
+                let title = "Time limit reached: \(limit.name)"
+                noteNotification(.shield, to: user, limit: limit.name, title: title, at: now)
                 actions.append(
                     .notifyShield(
-                        user: user, limit: limit.name, title: "Time limit reached: \(limit.name)",
+                        user: user, limit: limit.name, title: title,
                         body: plan.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
                         extraTimeLabel: extra))
             case .shieldChanged(let user, let shield):
                 setShield(shield.isEmpty ? nil : shield, for: user)
+                noteShield(shield.isEmpty ? nil : shield, for: user, at: now)
                 actions.append(.announce(action))
             case .scheduleWakeUp(let instant):
                 wakeUp = instant

@@ -32,6 +32,9 @@ public struct DaemonRuntime {
         /// An event for the engine from elsewhere than the policy (a D-Bus client's activity or settings store),
         /// handled like the policy's own: its callbacks, shields and wake-ups follow.
         case engine(ActivityEngine.Event)
+        /// The collector saw these apps (new ones, or the same with a new name or category): their labels are kept in
+        /// the store so reports still name them once they are uninstalled.
+        case appsSeen([AppLabelRecord])
     }
 
     /// Something the daemon must do.
@@ -82,6 +85,7 @@ public struct DaemonRuntime {
     private var countedSamples: (revision: UInt64, samples: [UsageSample])?
     private var tracker = UsageTracker()
     var batch = StoreWriter.Batch()
+    var dayRecords = DayRecordState()
     private var lastFlush: Duration?
     private var countedSinceFlush = false
     private var snapshotRequested = false
@@ -116,6 +120,8 @@ public struct DaemonRuntime {
             storeFault = fault
         case .engine(let event):
             run(engine.handle(event, at: now), at: now, into: &actions)
+        case .appsSeen(let labels):
+            noteApps(labels)
         }
         return actions
     }
@@ -137,6 +143,7 @@ public struct DaemonRuntime {
         policy = newPolicy
         plan = newPlan
         shieldRevision &+= 1
+        dayRecords.limitsDay = nil
     }
 
     mutating func setShield(_ shield: EffectiveShield?, for user: UserID) {
@@ -160,6 +167,7 @@ public struct DaemonRuntime {
         // The snapshot's shields hold from the first instant: nothing is released before the policy and the first
         // samples say so.
         shields = engine.shields
+        for (user, shield) in shields { noteShield(shield, for: user, at: now) }
         knownUsers = engine.knownUsers
         wakeUp = engine.requestedWakeUp
         actions.append(.log(.info, "resumed the engine from its snapshot", ["shielded users": "\(shields.count)"]))
@@ -228,6 +236,7 @@ public struct DaemonRuntime {
     /// The batch counted since the last flush and, when use was counted or the engine asked for it, the engine's
     /// snapshot. Without either, restoring the previous snapshot resumes the same counters: nothing counted between.
     public mutating func flush(at now: Now, withSnapshot: Bool = true) -> Action {
+        noteDayRecords(at: now)
         if withSnapshot {
             do {
                 batch.snapshot = EngineSnapshotRecord(

@@ -23,9 +23,13 @@ public final class StoreWriter: Service, Sendable {
         public var intervals: [UsageInterval] = []
         public var pickups: [Pickup] = []
         public var grants: [ExtraTimeGrant] = []
+        /// Labels, notifications, shields and limits, for reports.
+        public var records = DayRecords()
         public var snapshot: EngineSnapshotRecord?
 
-        public var isEmpty: Bool { intervals.isEmpty && pickups.isEmpty && grants.isEmpty && snapshot == nil }
+        public var isEmpty: Bool {
+            intervals.isEmpty && pickups.isEmpty && grants.isEmpty && records.isEmpty && snapshot == nil
+        }
     }
 
     /// How the store is doing, for `status`.
@@ -44,6 +48,8 @@ public final class StoreWriter: Service, Sendable {
         var recorder: UsageRecorder
         var nextOpenAttempt: ContinuousClock.Instant?
         var health = Health()
+        /// The local day whose earlier days were last rolled up (nil: not yet since the ledger opened).
+        var rolledUpBefore: Date?
     }
 
     private let databasePath: String
@@ -101,6 +107,7 @@ public final class StoreWriter: Service, Sendable {
             for interval in batch.intervals { state.recorder.record(interval) }
             for pickup in batch.pickups { state.recorder.record(pickup) }
             for grant in batch.grants { state.recorder.record(grant) }
+            state.recorder.record(batch.records)
             if state.recorder.database == nil { openIfDue(&state) }
             guard state.recorder.database != nil else {
                 state.health.pending = state.recorder.pendingCount
@@ -120,6 +127,25 @@ public final class StoreWriter: Service, Sendable {
             }
             state.health.pending = state.recorder.pendingCount
         }
+        rollUpIfADayClosed()
+    }
+
+    /// Once a local day has closed (and once after the ledger opens), makes the daily rollups of the days that have
+    /// none, so a week's or a year's report reads a row per day. Outside the lock: the loop may ask for `health`
+    /// meanwhile, and GRDB serializes it with the next batch.
+    private func rollUpIfADayClosed() {
+        let today = Calendar.current.startOfDay(for: Date())
+        let database: UsageDatabase? = state.withLock { state in
+            guard state.rolledUpBefore != today, let database = state.recorder.database else { return nil }
+            state.rolledUpBefore = today
+            return database
+        }
+        guard let database else { return }
+        do {
+            try database.rollUpClosedDays(before: today, calendar: .current)
+        } catch {
+            logger.warning("could not make the daily rollups; reports make them", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Opens the ledger, moving a damaged file aside, unless a failed attempt was made too recently.
@@ -136,6 +162,7 @@ public final class StoreWriter: Service, Sendable {
                     metadata: ["reason": "\(why)", "moved to": "\(aside)"])
             }
             state.recorder.attach(opened.database)
+            state.rolledUpBefore = nil
             state.health.movedAside = UsageDatabase.movedAsideFiles(of: databasePath)
             state.health.isOpen = true
             state.health.fault = nil

@@ -1,0 +1,27 @@
+/// What the daemon records as the day happens besides usage and pickups: the labels of the apps it saw, the
+/// notifications it sent, what it shielded and for how long, and each limit's allowance for the day. Written in the
+/// same transaction as the usage of the same flush.
+public struct DayRecords: Hashable, Sendable {
+    public var appLabels: [AppLabelRecord] = []
+    public var notifications: [NotificationRecord] = []
+    /// Shield intervals, new or extended (the latest of the same user, kind, token and start wins).
+    public var shieldIntervals: [ShieldIntervalRecord] = []
+    public var dailyLimits: [DailyLimitRecord] = []
+
+    /// Creates an empty set of records.
+    public init() {}
+
+    /// How many rows wait to be written.
+    public var count: Int { appLabels.count + notifications.count + shieldIntervals.count + dailyLimits.count }
+
+    /// Whether nothing waits.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Adds `other`'s rows after these.
+    public mutating func append(_ other: DayRecords) {
+        appLabels += other.appLabels
+        notifications += other.notifications
+        shieldIntervals += other.shieldIntervals
+        dailyLimits += other.dailyLimits
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import ScreenTimeModel
+
+extension UsageDatabase {
+    /// The migration that adds what the daemon records as the day happens (`DayRecords`); registered after every
+    /// earlier one, so the data already kept stays.
+    static func registerDayRecordsMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v3-day-records") { db in
+            try db.create(table: AppLabelRecord.databaseTableName) { table in
+                table.primaryKey("token", .text).check { length($0) > 0 }
+                table.column("appID", .text).notNull().check { length($0) > 0 }
+                table.column("name", .text).notNull()
+                table.column("category", .text).notNull()
+                table.column("categoryToken", .text).notNull()
+                table.column("updatedAtMilliseconds", .integer).notNull()
+            }
+            try db.create(table: NotificationRecord.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("uid", .integer).notNull().check { $0 >= 0 }
+                table.column("wallMilliseconds", .integer).notNull()
+                table.column("kind", .text).notNull()
+                    .check { NotificationRecord.Kind.allCases.map(\.rawValue).contains($0) }
+                table.column("limit", .text).notNull()
+                table.column("title", .text).notNull()
+            }
+            try db.create(
+                index: "notification_on_uid_time", on: NotificationRecord.databaseTableName,
+                columns: ["uid", "wallMilliseconds"])
+            try db.create(table: ShieldIntervalRecord.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("uid", .integer).notNull().check { $0 >= 0 }
+                table.column("kind", .text).notNull()
+                    .check { ShieldIntervalRecord.Kind.allCases.map(\.rawValue).contains($0) }
+                table.column("token", .text).notNull()
+                table.column("startMilliseconds", .integer).notNull()
+                table.column("endMilliseconds", .integer).notNull()
+                table.column("durationMilliseconds", .integer).notNull().check { $0 >= 0 }
+                table.check(sql: "endMilliseconds >= startMilliseconds")
+                table.uniqueKey(["uid", "kind", "token", "startMilliseconds"])
+            }
+            try db.create(
+                index: "shieldInterval_on_uid_end", on: ShieldIntervalRecord.databaseTableName,
+                columns: ["uid", "endMilliseconds"])
+            try db.create(table: DailyLimitRecord.databaseTableName) { table in
+                table.column("day", .text).notNull().check { length($0) == 10 }
+                table.column("limit", .text).notNull().check { length($0) > 0 }
+                table.column("seconds", .integer).notNull().check { $0 >= 0 }
+                table.column("recordedAtMilliseconds", .integer).notNull()
+                table.primaryKey(["day", "limit"])
+            }
+        }
+    }
+
+    /// Writes `records` in the caller's transaction: labels and daily limits replace their row, shield intervals
+    /// extend theirs (same user, kind, token and start), notifications are added.
+    static func write(_ records: DayRecords, _ db: Database) throws {
+        for label in records.appLabels { try label.upsert(db) }
+        for limit in records.dailyLimits { try limit.upsert(db) }
+        for var notification in records.notifications { try notification.insert(db) }
+        for shield in records.shieldIntervals {
+            try db.execute(
+                sql: """
+                    INSERT INTO shieldInterval (uid, kind, token, startMilliseconds, endMilliseconds, durationMilliseconds)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (uid, kind, token, startMilliseconds) DO UPDATE SET
+                        endMilliseconds = max(endMilliseconds, excluded.endMilliseconds),
+                        durationMilliseconds = max(durationMilliseconds, excluded.durationMilliseconds)
+                    """,
+                arguments: [
+                    shield.uid, shield.kind.rawValue, shield.token, shield.startMilliseconds, shield.endMilliseconds,
+                    shield.durationMilliseconds,
+                ])
+        }
+    }
+
+    /// Every app label the daemon wrote, by token.
+    public func appLabels() throws -> [ApplicationToken: AppLabelRecord] {
+        try writer.read { db in
+            Dictionary(
+                try AppLabelRecord.fetchAll(db).map { ($0.applicationToken, $0) },
+                uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The notifications sent to `user` from `start` (inclusive) to `end` (exclusive), oldest first.
+    public func notifications(for user: UserID, from start: Date, to end: Date) throws -> [NotificationRecord] {
+        try writer.read { db in
+            try NotificationRecord
+                .filter(Column("uid") == Int64(user.rawValue))
+                .filter(Column("wallMilliseconds") >= start.millisecondsSince1970)
+                .filter(Column("wallMilliseconds") < end.millisecondsSince1970)
+                .order(Column("wallMilliseconds"), Column("id"))
+                .fetchAll(db)
+        }
+    }
+
+    /// What was shielded for `user` between `start` and `end`: per app (by token), per category and for every app,
+    /// each the union of its intervals inside the range (monotonic time: a suspended machine shields nothing), and
+    /// `total`, the time anything at all was shielded.
+    public func shieldedTime(for user: UserID, from start: Date, to end: Date) throws -> ShieldedTime {
+        try shieldedTime(for: user, segments: [DateInterval(start: start, end: max(start, end))])[0]
+    }
+
+    /// `shieldedTime(for:from:to:)` for each of consecutive segments (hours or days), read once.
+    public func shieldedTime(for user: UserID, segments: [DateInterval]) throws -> [ShieldedTime] {
+        guard let first = segments.first, let last = segments.last else { return [] }
+        let rows = try writer.read { db in
+            try ShieldIntervalRecord
+                .filter(Column("uid") == Int64(user.rawValue))
+                .filter(Column("endMilliseconds") >= first.start.millisecondsSince1970)
+                .filter(Column("startMilliseconds") < last.end.millisecondsSince1970)
+                .fetchAll(db)
+        }
+        return segments.map { segment in
+            let from = segment.start.millisecondsSince1970
+            let to = segment.end.millisecondsSince1970
+            var byTarget: [ShieldedTime.Target: [Span]] = [:]
+            for row in rows where row.startMilliseconds < to && row.endMilliseconds >= from {
+                byTarget[ShieldedTime.Target(kind: row.kind, token: row.token), default: []].append(
+                    Span(start: row.startMilliseconds, end: row.endMilliseconds, duration: row.durationMilliseconds))
+            }
+            return ShieldedTime(
+                total: Span.union(byTarget.values.flatMap { $0 }, from: from, to: to),
+                byTarget: byTarget.mapValues { Span.union($0, from: from, to: to) }.filter { $0.value > .zero })
+        }
+    }
+
+    /// The limits of each local day from `firstDay` to `lastDay` (inclusive, `YYYY-MM-DD`), by day then limit.
+    public func dailyLimits(from firstDay: String, through lastDay: String) throws -> [DailyLimitRecord] {
+        try writer.read { db in
+            try DailyLimitRecord
+                .filter(Column("day") >= firstDay && Column("day") <= lastDay)
+                .order(Column("day"), Column("limit"))
+                .fetchAll(db)
+        }
+    }
+}
+
+/// How long things were shielded for a user over a range.
+public struct ShieldedTime: Hashable, Sendable {
+    /// One thing shielded.
+    public struct Target: Hashable, Sendable {
+        public var kind: ShieldIntervalRecord.Kind
+        /// The app's or category's token; empty for every app.
+        public var token: String
+
+        /// Creates a target.
+        public init(kind: ShieldIntervalRecord.Kind, token: String) {
+            self.kind = kind
+            self.token = token
+        }
+    }
+
+    /// The time anything was shielded (overlapping shields once).
+    public var total: Duration
+    /// The time each thing was shielded.
+    public var byTarget: [Target: Duration]
+}

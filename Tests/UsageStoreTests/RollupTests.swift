@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import ScreenTimeModel
+import Testing
+
+@testable import UsageStore
+
+/// Daily rollups: the same figures as the raw intervals, kept for closed days, outdated by late intervals.
+@Suite struct RollupTests {
+    let user = UserID(1001)
+    let apps = (0..<6).map {
+        AppUse(
+            application: ApplicationToken(rawValue: "tok-app\($0)"),
+            category: ActivityCategoryToken(rawValue: "cat\($0 % 3)"))
+    }
+    /// Seven days of UTC midnights, from a Monday.
+    let days: [DateInterval] = (0..<7).map {
+        DateInterval(start: Date(timeIntervalSince1970: 1_795_564_800 + Double($0) * 86_400), duration: 86_400)
+    }
+
+    /// A week of use: intervals of a few minutes, some across midnight, two sessions at once, a span slept through.
+    func ledger() throws -> (UsageDatabase, TemporaryDirectory) {
+        let directory = try TemporaryDirectory()
+        let database = try UsageDatabase.open(at: directory.databasePath)
+        var recorder = UsageRecorder(database: database, bootID: "boot")
+        var generator = SystemRandomNumberGenerator()
+        var time = days[0].start + 3600
+        var index = 0
+        while time < days[6].end {
+            let seconds = Int64.random(in: 30...900, using: &generator)
+            let use = apps[index % apps.count]
+            let slept = index % 17 == 0 ? seconds / 2 : seconds
+            recorder.record(
+                UsageInterval(
+                    user: user, session: SessionID(index % 5 == 0 ? "ssh" : "seat0"), use: use, start: time,
+                    end: time + TimeInterval(seconds), duration: .seconds(slept)))
+            if index % 4 == 0 {
+                recorder.record(
+                    Pickup(user: user, session: SessionID("seat0"), application: use.application, time: time))
+            }
+            time += TimeInterval(seconds) + (index % 9 == 0 ? 7200 : Double.random(in: 0...120, using: &generator))
+            index += 1
+        }
+        try recorder.flush()
+        return (database, directory)
+    }
+
+    @Test func closedDaysFromRollupsMatchTheRawIntervalsAndAreKept() throws {
+        let (database, directory) = try ledger()
+        defer { directory.remove() }
+        let now = days[6].end
+        let raw = try days.map { try database.report(for: user, from: $0.start, to: $0.end) }
+        let first = try database.report(for: user, days: days, now: now)
+        let rolled = try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") }
+        #expect(rolled == days.count)
+        let second = try database.report(for: user, days: days, now: now)
+        for (expected, reports) in zip(raw, zip(first, second)) {
+            for report in [reports.0, reports.1] {
+                #expect(report.start == expected.start && report.end == expected.end)
+                #expect(report.durationByApplication == expected.durationByApplication)
+                #expect(report.durationByCategory == expected.durationByCategory)
+                #expect(report.pickups == expected.pickups)
+                #expect(report.firstPickup == expected.firstPickup)
+                #expect(report.longestSession == expected.longestSession)
+            }
+        }
+        // The week as one range: each app's union over the week is the sum of its days' (to the millisecond each).
+        let week = try #require(UsageReport(merging: second))
+        let whole = try database.report(for: user, from: days[0].start, to: days[6].end)
+        for (token, duration) in whole.durationByApplication {
+            let difference = (week.durationByApplication[token] ?? .zero) - duration
+            #expect(difference <= .milliseconds(7) && difference >= .milliseconds(-7))
+        }
+        #expect(week.pickups == whole.pickups)
+        #expect(week.longestSession == whole.longestSession)
+    }
+
+    @Test func aLateIntervalOutdatesItsDaysRollup() throws {
+        let (database, directory) = try ledger()
+        defer { directory.remove() }
+        let now = days[6].end
+        _ = try database.report(for: user, days: days, now: now)
+        let late = AppUse(
+            application: ApplicationToken(rawValue: "tok-late"), category: ActivityCategoryToken(rawValue: "cat-late"))
+        var recorder = UsageRecorder(database: database, bootID: "boot-2")
+        recorder.record(
+            UsageInterval(
+                user: user, session: SessionID("late"), use: late, start: days[2].start + 600,
+                end: days[2].start + 1200,
+                duration: .seconds(600)))
+        try recorder.flush()
+        let days = try database.writer.read {
+            try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup")
+        }
+        #expect(!days.contains(self.days[2].end.millisecondsSince1970))
+        #expect(days.count == self.days.count - 1)
+        let reports = try database.report(for: user, days: self.days, now: now)
+        #expect(reports[2].durationByApplication[late.application] == .seconds(600))
+    }
+
+    @Test func theDayStillRunningIsReadLiveAndNotRolledUp() throws {
+        let (database, directory) = try ledger()
+        defer { directory.remove() }
+        let now = days[6].start + 43_200
+        let reports = try database.report(for: user, days: days, now: now)
+        let live = try database.report(for: user, from: days[6].start, to: now)
+        #expect(reports[6].durationByApplication == live.durationByApplication)
+        #expect(reports[6].end == now)
+        let rolled = try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") }
+        #expect(rolled == days.count - 1)
+    }
+
+    @Test func closedDaysAreRolledUpAsTheyCloseFromTheFirstIntervalOn() throws {
+        let (database, directory) = try ledger()
+        defer { directory.remove() }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        // During the last day: the six before it close.
+        #expect(try database.rollUpClosedDays(before: days[6].start + 600, calendar: calendar) == 6)
+        let ends = try database.writer.read {
+            try Int64.fetchAll($0, sql: "SELECT dayEndMilliseconds FROM dailyRollup ORDER BY 1")
+        }
+        #expect(ends == days.prefix(6).map { $0.end.millisecondsSince1970 })
+        // The next day: only the day that closed since is made (from the latest rollup on).
+        #expect(try database.rollUpClosedDays(before: days[6].end + 600, calendar: calendar) == 2)
+        let count = try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") }
+        #expect(count == 7)
+        let raw = try database.report(for: user, from: days[6].start, to: days[6].end)
+        let rolled = try database.report(for: user, days: [days[6]], now: days[6].end + 600)
+        #expect(rolled.first?.durationByApplication == raw.durationByApplication)
+    }
+}
