@@ -1,2 +1,7 @@
-/* A C target needs a source file; everything it offers is in include/CBuildInfo.h. */
 #include "CBuildInfo.h"
+
+#ifndef SCREENTIME_VERSION
+#define SCREENTIME_VERSION "development build"
+#endif
+
+const char *screentime_version(void) { return SCREENTIME_VERSION; }
