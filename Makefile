@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps test-deps build run test unit-test integration-test bench install install-user clean
+.PHONY: all deps deb-deps test-deps build run test unit-test integration-test bench install install-user deb clean
 
 all: build
 
@@ -45,5 +45,12 @@ install-user: deps
 	systemctl --user daemon-reload
 	systemctl --user enable --now screentimed.service
 
+## The Debian package, dist/screentime_VERSION_ARCH.deb (dpkg-buildpackage from packaging/debian, checked by lintian).
+deb: deb-deps
+	scripts/build-deb.sh
+
+deb-deps:
+	@scripts/install-deps.sh deb
+
 clean:
-	rm -rf .build
+	rm -rf .build dist

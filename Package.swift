@@ -28,6 +28,8 @@ let package = Package(
             name: "CXCB", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev"])]),
         .target(name: "CLinux"),
+        // The package version, set by the release build.
+        .target(name: "CBuildInfo"),
         // The D-Bus service's interfaces as sd-bus vtables (C macros), handled by the daemon's Swift callbacks.
         .target(name: "CScreenTimeBus", dependencies: ["CSystemd"]),
 
@@ -77,7 +79,7 @@ let package = Package(
             name: "ScreenTimeDaemon",
             dependencies: [
                 "ScreenTimeModel", "ScreenTimeEngine", "LinuxActivity", "Enforcement", "UsageStore",
-                "ScreenTimeBus", "CScreenTimeBus", "CSystemd",
+                "ScreenTimeBus", "CScreenTimeBus", "CSystemd", "CBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -11,8 +11,11 @@ scratch=.build
 for ((i = 1; i < $#; i++)); do
     if [ "${!i}" = --scratch-path ]; then next=$((i + 1)); scratch=${!next}; fi
 done
+# The package version comes from the newest entry of the Debian changelog: `screentime --version` is the package's.
+version=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' packaging/debian/changelog)
+[ -n "$version" ] || { echo "build-release: no version in packaging/debian/changelog" >&2; exit 1; }
 arguments=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld
-    -Xlinker --gc-sections -Xlinker -z -Xlinker pack-relative-relocs "$@")
+    -Xlinker --gc-sections -Xlinker -z -Xlinker pack-relative-relocs -Xcc "-DSCREENTIME_VERSION=\"$version\"" "$@")
 # The product built is not part of the plan.
 plan=$(printf '%s\n' "${arguments[@]}" | sed '/^--product$/{N;d}')
 products="$scratch/$(uname -m)-unknown-linux-gnu/release"

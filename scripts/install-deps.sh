@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, only when some are missing.
 #   install-deps.sh build   what building needs (C libraries' -dev packages)
-#   install-deps.sh test    that, plus what the tests run against (logind in a container, X11, sway, D-Bus,
+#   install-deps.sh deb     that, plus what building and checking the Debian package needs
+#   install-deps.sh test    all of that, plus what the tests run against (logind in a container, X11, sway, D-Bus,
 #                           Chromium drawing the report page)
 set -euo pipefail
 BUILD=(pkg-config gcc libc6-dev libsystemd-dev libgcrypt20-dev libsqlite3-dev
        libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev)
 TEST=(jq python3 systemd systemd-container dbus dbus-bin libpam-systemd libpam0g-dev vim procps util-linux bsdutils
       xvfb openbox xdotool xterm x11-apps x11-utils xauth sway foot wev gnome-shell kwin-wayland chromium imagemagick)
+DEB=(dpkg-dev debhelper lintian python3 man-db)
 want=("${BUILD[@]}")
-[ "${1:-build}" = test ] && want+=("${TEST[@]}")
+case ${1:-build} in
+    deb) want+=("${DEB[@]}") ;;
+    test) want+=("${DEB[@]}" "${TEST[@]}") ;;
+esac
 missing=()
 for package in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

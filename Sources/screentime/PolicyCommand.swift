@@ -22,7 +22,7 @@ struct PolicyCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The policy file (default: the daemon's).", valueName: "path"))
         var file: String?
 
-        @Flag(help: "Check the guardian (system) policy, /etc/screentime/policy.toml.")
+        @Flag(help: "Check the guardian (system) policy, /etc/screentime/default.toml.")
         var system = false
 
         func run() async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScreenTimeDaemon
 
 /// The `screentime` command line.
 @main
@@ -10,6 +11,7 @@ struct ScreenTimeCommand: AsyncParsableCommand {
             Reads which app is in front of each login session (logind, /proc and the desktop's focus) and how long \
             apps are used. Run `screentime now --watch` to watch it live.
             """,
+        version: ScreenTimeVersion.current,
         subcommands: [
             NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self, StopCommand.self,
             ExportCommand.self, PickCommand.self,

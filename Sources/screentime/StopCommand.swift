@@ -58,12 +58,14 @@ struct StopCommand: ParsableCommand {
         if !report.failures.isEmpty { throw ExitCode(1) }
     }
 
-    /// `systemctl [--user] stop screentimed.service`; a missing systemctl or unit is not an error (the daemon may run
+    /// `systemctl [--user] stop screentimed.service` (and, for the system service, `screentimed.path` first, which
+    /// would start it again while a policy exists); a missing systemctl or unit is not an error (the daemon may run
     /// by hand, or not at all).
     private func stopService() {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["systemctl"] + (system ? [] : ["--user"]) + ["stop", "screentimed.service"]
+        process.arguments =
+            ["systemctl"] + (system ? ["stop", "screentimed.path"] : ["--user", "stop"]) + ["screentimed.service"]
         process.standardError = FileHandle.nullDevice
         do {
             try process.run()

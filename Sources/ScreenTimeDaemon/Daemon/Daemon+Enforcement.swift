@@ -44,7 +44,9 @@ extension Daemon {
         let outcome = enforcer.recheckStopped(at: ContinuousClock.now)
         report(outcome)
         for (app, process) in outcome.escalated {
-            logger.notice("shield escalated: an app resumed again and again is terminated", metadata: ["app": "\(app)", "process": "\(process)"])
+            logger.notice(
+                "shield escalated: an app resumed again and again is terminated",
+                metadata: ["app": "\(app)", "process": "\(process)"].merging(JournalMessage.shieldEscalated.metadata) { $1 })
             let user = collector.table.entries[process.pid]?.user ?? settings.users?.first
             if let user {
                 perform([

@@ -34,7 +34,7 @@ public struct DaemonSettings: Sendable {
         let state =
             system ? "/var/lib/screentime" : (environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 ?? home + "/.local/state") + "/screentime"
-        let policy = system ? "/etc/screentime/policy.toml" : Policy.defaultPath(environment: environment)
+        let policy = system ? Policy.systemPath() : Policy.defaultPath(environment: environment)
         return DaemonSettings(
             system: system, policyPath: policy, databasePath: state + "/usage.sqlite",
             enforcementStatePath: state + "/enforcement.json",

@@ -13,11 +13,12 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
         discussion: """
             Individual mode (default, as a systemd user service): limits the calling user from \
             $XDG_CONFIG_HOME/screentime/policy.toml. Guardian mode (--system, as root): every user, from \
-            /etc/screentime/policy.toml. SIGHUP or an edit of the policy file reloads it; an invalid file is refused \
+            /etc/screentime/default.toml (or /etc/screentime/policy.toml while only that exists). SIGHUP or an edit of the policy file reloads it; an invalid file is refused \
             and the last good policy stays in force. SIGTERM or SIGINT stops cleanly; shields stay in force until \
             `screentime stop --release`. Exit status 78 when the configuration can't work (the token key, another \
             daemon for the same state).
-            """)
+            """,
+        version: ScreenTimeVersion.current)
 
     @Flag(help: "Guardian mode: run as a system service for every user.")
     var system = false
@@ -69,6 +70,9 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(78)
+        }
+        if settings.policyPath == Policy.legacySystemPath {
+            logger.warning("reading \(Policy.legacySystemPath); move it to \(Policy.systemDefaultPath)")
         }
         logger.info(
             "starting", metadata: ["mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",

@@ -194,6 +194,17 @@ public struct Policy: Hashable, Sendable {
         return base + "/screentime/policy.toml"
     }
 
+    /// The guardian's policy for every user: `/etc/screentime/default.toml`.
+    public static let systemDefaultPath = "/etc/screentime/default.toml"
+
+    /// Where earlier versions read the guardian's policy; still read when `systemDefaultPath` does not exist.
+    public static let legacySystemPath = "/etc/screentime/policy.toml"
+
+    /// The guardian's policy file: `systemDefaultPath`, or `legacySystemPath` while only that one exists.
+    public static func systemPath(fileExists: (String) -> Bool = FileManager.default.fileExists(atPath:)) -> String {
+        !fileExists(systemDefaultPath) && fileExists(legacySystemPath) ? legacySystemPath : systemDefaultPath
+    }
+
     /// Reads and parses the policy file at `path`.
     ///
     /// - Throws: `PolicyError` with every mistake in the file (positioned at line 1 column 1 when the file cannot be

@@ -79,12 +79,14 @@ extension DaemonRuntime {
                     for user in knownUsers {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now)
                     }
-                    actions.append(.log(.notice, "downtime started", ["activity": "\(activity)"]))
+                    actions.append(.log(.notice, "downtime started", ["activity": "\(activity)"].merging(JournalMessage.downtimeStarted.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
                     grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.name + "/") }
                     for user in knownUsers {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
                     }
+                    actions.append(
+                        .log(.info, "limit's new interval, its shield released", ["limit": "\(limit.name)"].merging(JournalMessage.limitReset.metadata) { $1 }))
                 }
             case .intervalDidEnd(let activity):
                 if let downtime = plan.downtimeShields[activity] {
@@ -93,7 +95,7 @@ extension DaemonRuntime {
                     for user in knownUsers {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
                     }
-                    actions.append(.log(.notice, "downtime ended", ["activity": "\(activity)"]))
+                    actions.append(.log(.notice, "downtime ended", ["activity": "\(activity)"].merging(JournalMessage.downtimeEnded.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
                     for user in knownUsers {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
@@ -104,14 +106,18 @@ extension DaemonRuntime {
             case .eventWillReachThresholdWarning(_, let activity, let user):
                 guard let limit = plan.limit(for: activity) else { break }
                 let left = limit.warning.map(Self.describe) ?? "a little time"
-                actions.append(.log(.notice, "limit warning", ["limit": "\(limit.name)", "user": "\(user)"]))
+                actions.append(
+                    .log(.notice, "limit warning", ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitWarning.metadata) { $1 }))
                 let title = "\(left) left for \(limit.name)"
                 noteNotification(.warning, to: user, limit: limit.name, title: title, at: now)
                 actions.append(
                     .warn(user: user, title: title, body: "Screen Time: your \(limit.name) limit is almost reached."))
             case .eventDidReachThreshold(_, let activity, let user):
                 guard let limit = plan.limit(for: activity) else { break }
-                actions.append(.log(.notice, "limit reached, shielding", ["limit": "\(limit.name)", "user": "\(user)"]))
+                actions.append(
+                    .log(
+                        .notice, "limit reached, shielding",
+                        ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitReached.metadata) { $1 }))
                 actions.append(.limitReached(now.monotonic))
                 queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
                 let extra = plan.shieldText.extraTime.flatMap { extra -> String? in

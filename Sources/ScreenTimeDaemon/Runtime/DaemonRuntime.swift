@@ -108,7 +108,10 @@ public struct DaemonRuntime {
             apply(newPolicy, newPlan, at: now, into: &actions)
         case .policyRefused(let error):
             policyError = error
-            actions.append(.log(.error, "policy refused, the previous one stays in force", ["error": "\(error)"]))
+            actions.append(
+                .log(
+                    .error, "policy refused, the previous one stays in force",
+                    ["error": "\(error)"].merging(JournalMessage.policyRefused.metadata) { $1 }))
         case .tick(let samples, let revision):
             tick(samples, revision: revision, at: now, into: &actions)
         case .wakeUp:

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The Debian package as a guardian installs it: lintian finds no error in dist/screentime_VERSION_ARCH.deb (built by
+# scripts/build-deb.sh unless SCREENTIME_DEB names one), and `apt-get install` of it in a booted systemd with a real
+# logind (logind-sandbox.sh) gives the binaries of its version, the man pages, the units, a system unit whose
+# `systemd-analyze security` exposure is at most 3.0, a guardian daemon that stays down without a policy and is
+# ready once /etc/screentime/default.toml exists, its name on the system bus, a refused policy explained by the
+# journal's catalog, and a removal that stops it.
+# Needs root (the container, apt inside it).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "package: needs root (apt in a logind container)"; exit 1; }
+DEB=${SCREENTIME_DEB:-}
+if [ -z "$DEB" ]; then
+    "$ROOT/scripts/build-deb.sh" >&2 || { echo "package: building the .deb failed"; exit 1; }
+    version=$(dpkg-parsechangelog -l "$ROOT/packaging/debian/changelog" -S Version)
+    DEB=$ROOT/dist/screentime_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+fi
+DEB=$(realpath "$DEB")
+VERSION=$(dpkg-deb -f "$DEB" Version)
+check "lintian reports no error" lintian --fail-on error "$DEB"
+echo "package: $(basename "$DEB"), $(du -k "$DEB" | cut -f1) KiB"
+
+start_sandbox stpkg 1
+# The host's policy-rc.d (which forbids maintainer scripts to start services on it) reaches the container through its
+# overlay; the container is a booted system where the package's scripts must act as on a guardian's machine.
+inside rm -f /usr/sbin/policy-rc.d
+inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$DEB" > "$WORK/apt.log" 2>&1
+check "apt-get installs the package" test "$(inside dpkg-query -W -f='${Status}' screentime)" = "install ok installed"
+check "screentime --version is the package's version" test "$(inside screentime --version)" = "$VERSION"
+check "screentimed --version is the package's version" test "$(inside screentimed --version)" = "$VERSION"
+for page in screentime.1 screentimed.8 screentime-policy.5; do
+    check "man -w finds $page" inside man -w "${page##*.}" "${page%.*}"
+    check "$page renders without warnings" test -z "$(inside sh -c "man --warnings ${page##*.} ${page%.*} 2>&1 >/dev/null")"
+done
+check "the system unit is installed" inside test -f /usr/lib/systemd/system/screentimed.service
+check "the user unit starts /usr/bin/screentimed" \
+    inside grep -qx 'ExecStart=/usr/bin/screentimed' /usr/lib/systemd/user/screentimed.service
+check "the D-Bus system policy is installed" inside test -f /usr/share/dbus-1/system.d/org.screentime.ScreenTime1.conf
+check "bash and zsh completions are installed" inside test -s /usr/share/bash-completion/completions/screentime \
+    -a -s /usr/share/zsh/vendor-completions/_screentime
+check "the example policy is valid" inside screentime policy check --file /usr/share/doc/screentime/examples/policy.toml
+check "the path unit is enabled" inside systemctl -q is-enabled screentimed.path
+exposure=$(inside systemd-analyze security --no-pager screentimed.service | awk '/Overall exposure level/ {print $(NF - 2)}')
+echo "systemd-analyze security screentimed.service: $exposure"
+check "the system unit's exposure is at most 3.0" awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 3.0) }'
+
+# Without a policy nothing runs; with one, the path unit starts the daemon, which is ready (Type=notify) at once.
+sleep 1
+check "without a policy the guardian daemon is not running" test "$(inside systemctl is-active screentimed.service)" = inactive
+inside sh -c 'screentime policy example > /etc/screentime/default.toml'
+check "with /etc/screentime/default.toml it starts and is ready" wait_for 15 inside systemctl -q is-active screentimed.service
+check "it runs in guardian mode as root" \
+    inside sh -c 'journalctl -q -o cat -u screentimed.service | grep -q "ready .* ms after exec"'
+check "it owns org.screentime.ScreenTime1 on the system bus" wait_for 5 inside busctl --system status org.screentime.ScreenTime1
+
+# A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
+inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'
+refused=f4789abd80854b44863ad88db589d382
+check "a refused policy is logged with its MESSAGE_ID" \
+    wait_for 10 inside journalctl -q -u screentimed.service "MESSAGE_ID=$refused" --grep refused
+check "journalctl --catalog explains it" \
+    inside sh -c "journalctl -q --catalog -u screentimed.service MESSAGE_ID=$refused | grep -q 'The previous policy stays in'"
+
+inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q screentime >> "$WORK/apt.log" 2>&1
+check "removing the package stops the daemon" test "$(inside systemctl is-active screentimed.service)" != active
+summary
