@@ -77,7 +77,8 @@ struct ReportCommand: AsyncParsableCommand {
         let (user, settings) = try person.resolve(daemon)
         let database = try daemon.openDatabase(settings)
         let names = try ReportNames(database: database) { try? Self.catalog(settings) }
-        let builder = ReportBuilder(database: database, user: user, names: names, calendar: .current, now: now)
+        var builder = ReportBuilder(database: database, user: user, names: names, calendar: .current, now: now)
+        if week { builder.dayRowsThrough = Calendar.current.dateInterval(of: .weekOfYear, for: now)?.end }
         let figures = try builder.figures(for: DateInterval(start: range.0, end: range.1), by: by)
         switch json ? .json : format {
         case .json:

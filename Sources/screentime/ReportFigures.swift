@@ -93,6 +93,9 @@ struct ReportBuilder {
     var names: ReportNames
     var calendar: Calendar
     var now: Date
+    /// Where day rows end when later than the range: this week's report has a row for each of its seven days, those
+    /// still to come empty (as an hour row of today still to come).
+    var dayRowsThrough: Date?
 
     /// The figures of `range` (from a local midnight), with rows `by`.
     func figures(for range: DateInterval, by grouping: ReportCommand.Grouping) throws -> ReportFigures {
@@ -142,8 +145,19 @@ struct ReportBuilder {
     /// One row per hour (a range of one day) or per day of `range`, for the chart of the HTML page.
     func chartRows(for range: DateInterval) throws -> [ReportFigures.Row] {
         let days = localDays(of: range)
-        if days.count == 1 { return try segmentRows(hours(of: range), reports: nil) }
+        if days.count == 1, dayRowsThrough == nil { return try segmentRows(hours(of: range), reports: nil) }
         return try segmentRows(days, reports: try database.report(for: user, days: days, now: now))
+            + daysToCome(after: days)
+    }
+
+    /// Empty rows for the days after `days` up to `dayRowsThrough`.
+    private func daysToCome(after days: [DateInterval]) -> [ReportFigures.Row] {
+        guard let through = dayRowsThrough, let last = days.last, last.end < through else { return [] }
+        return localDays(of: DateInterval(start: last.end, end: through)).map { day in
+            ReportFigures.Row(
+                start: Self.iso(day.start), end: Self.iso(day.end), seconds: 0, pickups: 0, categories: [:],
+                notifications: 0, shieldedSeconds: 0, extraTimeSeconds: 0)
+        }
     }
 
     private func rows(
@@ -164,7 +178,7 @@ struct ReportBuilder {
         case .summary:
             return []
         case .day:
-            return try segmentRows(days, reports: dayReports)
+            return try segmentRows(days, reports: dayReports) + daysToCome(after: days)
         }
     }
 

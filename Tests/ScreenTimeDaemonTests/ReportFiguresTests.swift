@@ -107,6 +107,24 @@ import FoundationXML
         #expect(limits?.first?["seconds"] as? Int == 1200)
     }
 
+    @Test func thisWeekByDayHasARowForEachOfItsSevenDaysThoseToComeEmpty() throws {
+        let directory = try ScratchDirectory()
+        let path = try ledger(in: directory)
+        let result = try report("--week --by day --format json", directory, path: path)
+        #expect(result.status == 0, "\(result.output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        let week = try #require(Calendar.current.dateInterval(of: .weekOfYear, for: Date()))
+        #expect(rows.count == 7)
+        #expect(rows.first?["start"] as? String == ISO8601DateFormatter.local.string(from: week.start))
+        #expect(rows.last?["end"] as? String == ISO8601DateFormatter.local.string(from: week.end))
+        // The figures are those of the days so far: the daily average is not spread over days to come.
+        let today = Calendar.current.startOfDay(for: Date())
+        let daysSoFar = (Calendar.current.dateComponents([.day], from: week.start, to: today).day ?? 0) + 1
+        #expect(object["days"] as? Int == daysSoFar)
+        for row in rows.dropFirst(daysSoFar) { #expect(row["seconds"] as? Int == 0) }
+    }
+
     @Test func theTableNamesEveryInsightAndShowsNoEscapeCode() throws {
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
