@@ -78,19 +78,18 @@ extension ReportFigures {
             average += " (no use the \(previous.days) day\(previous.days == 1 ? "" : "s") before)"
         }
         text += "Screen time:     \(duration(totalSeconds))\n" + average + "\n"
-        if !topApps.isEmpty {
-            text +=
-                "Most used apps:  "
-                + topApps.prefix(3).map { "\($0.name) \(duration($0.seconds))" }.joined(separator: ", ") + "\n"
-            text +=
-                "Categories:      "
-                + topCategories.prefix(3).map { "\($0.name) \(duration($0.seconds))" }.joined(separator: ", ") + "\n"
+        // Every insight has its line, "none" when the range has nothing of it.
+        let ranked = { (named: [ReportFigures.Named]) in
+            named.isEmpty ? "none" : named.prefix(3).map { "\($0.name) \(duration($0.seconds))" }.joined(separator: ", ")
         }
-        text += "Pickups:         \(pickups)" + (firstPickup.map { ", the first at \(Self.time($0))" } ?? "") + "\n"
-        if let longest = longestSession {
-            text +=
-                "Longest session: \(duration(longest.seconds)) of \(longest.name), from \(Self.time(longest.start))\n"
-        }
+        text += "Most used apps:  " + ranked(topApps) + "\n"
+        text += "Categories:      " + ranked(topCategories) + "\n"
+        text += "Pickups:         \(pickups)\n"
+        text += "First pickup:    " + (firstPickup.map(Self.time) ?? "none") + "\n"
+        text +=
+            "Longest session: "
+            + (longestSession.map { "\(duration($0.seconds)) of \($0.name), from \(Self.time($0.start))" } ?? "none")
+            + "\n"
         text +=
             "Notifications:   \(notifications.total) (\(Self.count(notifications.warnings, "warning")), "
             + "\(Self.count(notifications.shields, "shield")))\n"

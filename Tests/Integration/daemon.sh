@@ -47,7 +47,9 @@ stopped() { local a b; a=$(cpu "$1"); sleep 0.5; b=$(cpu "$1"); [ "$a" != gone ]
 # Whether a process is alive and gets CPU over half a second: a game that died is neither stopped nor running.
 running() { local a b; a=$(cpu "$1"); sleep 0.5; b=$(cpu "$1"); [ "$a" != gone ] && [ "$b" != gone ] && [ "$a" != "$b" ]; }
 
-# The policy: both games, 30 s in a window that ends 80 s from now, 10 s warning, freeze.
+# The policy: both games, 30 s today (10 h on every other day of the week) in a window that ends 80 s from now,
+# 10 s warning, freeze.
+TODAY=$(inside date +%a | tr 'A-Z' 'a-z')
 window_start=$(inside date -d "@$(( $(date +%s) - 60 ))" +%H:%M:%S)
 window_end=$(inside date -d "@$(( $(date +%s) + 80 ))" +%H:%M:%S)
 END_EPOCH=$(( $(date +%s) + 80 ))
@@ -58,7 +60,7 @@ as_user sh -c "cat > $POLICY" <<POL
 [[limit]]
 name = "games"
 apps = ["org.example.Game", "supertuxkart"]
-daily = "${LIMIT}s"
+daily = { weekdays = "10h", weekend = "10h", $TODAY = "${LIMIT}s" }
 warning = "${WARNING}s"
 shield = "freeze"
 start = "$window_start"
@@ -125,6 +127,17 @@ APPS=$(as_user "$BIN/screentime" report --today --by app --format csv 2>&1 || tr
 echo "$APPS" | head -5
 check "report --by app --format csv shows game A by its id near the limit" awk -F, -v limit="$LIMIT" \
     '$1 == "org.example.Game" && $4 >= limit - 6 && $4 <= limit + 4 {found = 1} END {exit !found}' <<<"$APPS"
+CATEGORIES=$(as_user "$BIN/screentime" report --today --by category --format json 2>&1 || true)
+check "report --by category --format json parses, with the games' category" \
+    jq -e '[.rows[] | select(.seconds > 0)] | length >= 1' <<<"$CATEGORIES"
+HOURS=$(as_user "$BIN/screentime" report --today --by hour --format json 2>/dev/null | jq '.rows | length' || echo 0)
+DAY_HOURS=$(inside sh -c 'echo $(( ($(date -d "tomorrow 00:00" +%s) - $(date -d "today 00:00" +%s)) / 3600 ))')
+check "report --by hour has a row for each hour of today ($HOURS of $DAY_HOURS)" test "$HOURS" = "$DAY_HOURS"
+WEEK_DAYS=$(as_user "$BIN/screentime" report --week --by day --format json 2>/dev/null | jq '.rows | length' || echo 0)
+check "report --week --by day has a row for each day of the week ($WEEK_DAYS)" test "$WEEK_DAYS" = 7
+as_user "$BIN/screentime" report --week > "$WORK/week.txt" 2>&1 || true
+check "the week's table names the daily average, pickups, first pickup, longest session and most used app" sh -c \
+    "for w in 'daily average:' 'pickups:' 'first pickup:' 'longest session:' 'most used apps:'; do grep -qi \"\$w\" '$WORK/week.txt' || exit 1; done"
 PAGE=$(as_user "$BIN/screentime" report --today --format html 2>&1 || true)
 check "report --format html writes a page with its three charts" \
     test "$(grep -o '<svg class="chart' <<<"$PAGE" | wc -l)" = 3

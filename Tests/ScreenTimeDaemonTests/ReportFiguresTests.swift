@@ -132,7 +132,7 @@ import FoundationXML
         #expect(result.status == 0, "\(result.output)")
         for label in [
             "Screen time:", "Daily average:", "+100 %", "Most used apps:", "Categories:", "Pickups:",
-            "Longest session:",
+            "First pickup:", "Longest session:",
             "Notifications:   2", "Time shielded:   30m00s", "Extra time:      15m00s", "Limits:          games",
         ] {
             #expect(result.output.contains(label), "\(label) in \(result.output)")
