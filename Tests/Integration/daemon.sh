@@ -80,6 +80,7 @@ start_daemon 1
 check "daemon runs as a Type=notify user service (READY=1 sent)" wait_for 5 as_user systemctl --user is-active --quiet screentimed-1
 check "daemon reports its status to systemd" wait_for 5 sh -c \
     "$SANDBOX run $NAME -- runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 systemctl --user show -p StatusText --value screentimed-1 | grep -q '1 limits'"
+echo "status text: $(as_user systemctl --user show -p StatusText --value screentimed-1)"
 
 # kill -9 halfway, restart: the counters come back from the ledger.
 sleep 12
@@ -109,6 +110,7 @@ check "game A's scope is frozen (cgroup.freeze)" inside sh -c \
 check "the warning crossed the session bus as a Notify call" inside grep -q '10 s left for games' /home/sbuser1/notifications.log
 check "the shield crossed the session bus with its buttons" inside sh -c \
     "grep -q 'Time limit reached: games' /home/sbuser1/notifications.log && grep -q 'Close App' /home/sbuser1/notifications.log"
+inside sed 's/^/callback: /' /home/sbuser1/callbacks.log || true
 check "the monitor extension ran for the threshold with the callback, activity and event" inside grep -q \
     -- '--callback eventDidReachThreshold --activity limit.games --event limit' /home/sbuser1/callbacks.log
 check "the monitor extension ran for the warning and the interval start" inside sh -c \

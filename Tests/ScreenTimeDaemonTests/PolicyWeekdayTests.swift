@@ -128,10 +128,12 @@ import Testing
             name = "games"
             apps = ["supertuxkart"]
             daily = { weekdays = "1h", sat = "3h" }
+            extension = "/usr/libexec/games-monitor"
             [[downtime]]
             name = "bedtime"
             start = { weekdays = "21:00", fri = "23:00" }
             end = "07:00"
+            extension = "/usr/libexec/bedtime-monitor"
             """)
         let plan = PolicyPlan(
             policy: policy, appToken: { ApplicationToken(rawValue: $0.rawValue) },
@@ -150,6 +152,13 @@ import Testing
         #expect(saturday.schedule.intervalStart == CalendarPattern(weekday: 7, hour: 0, minute: 0, second: 0))
         #expect(saturday.events[PolicyPlan.limitEvent]?.threshold == .seconds(10800))
         #expect(plan.downtimeShields[DeviceActivityName("downtime.bedtime.fri")]?.store == SettingsStoreName("downtime.bedtime.fri"))
+        // Each day's activity calls the extension by the limit's or downtime's own name.
+        #expect(
+            plan.extensions[DeviceActivityName("limit.games.sat")]
+                == .init(executable: "/usr/libexec/games-monitor", activity: "limit.games"))
+        #expect(
+            plan.extensions[DeviceActivityName("downtime.bedtime.fri")]
+                == .init(executable: "/usr/libexec/bedtime-monitor", activity: "downtime.bedtime"))
 
         // The engine runs the day's activity on that day only.
         var engine = ActivityEngine(timeZone: Self.utc)

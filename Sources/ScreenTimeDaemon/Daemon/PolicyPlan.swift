@@ -48,7 +48,15 @@ public struct PolicyPlan: Sendable {
     public var terminateGrace: [ApplicationToken: Duration] = [:]
     public var shieldText: Policy.ShieldSettings
     /// The monitor extension each activity names, run for each of its callbacks.
-    public var extensions: [DeviceActivityName: String] = [:]
+    public var extensions: [DeviceActivityName: PolicyExtension] = [:]
+
+    /// A policy's `extension =`: the executable, and the activity name it is told, the limit's or downtime's
+    /// (`limit.games`, `downtime.bedtime`) whichever day's activity calls it, so a limit by weekday is one activity
+    /// to its extension as it is one limit to its author.
+    public struct PolicyExtension: Sendable, Equatable {
+        public var executable: String
+        public var activity: String
+    }
 
     public init(policy: Policy, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
         shieldText = policy.shield
@@ -95,7 +103,7 @@ public struct PolicyPlan: Sendable {
                             intervalStart: intervalStart, intervalEnd: intervalEnd, repeats: true,
                             warningTime: limit.warning),
                         events: [Self.limitEvent: event]))
-                extensions[activity] = limit.extensionPath
+                extensions[activity] = limit.extensionPath.map { PolicyExtension(executable: $0, activity: "limit.\(limit.name)") }
             }
             if case .terminate(let grace) = mode {
                 for token in applications { terminateGrace[token] = grace }
@@ -111,7 +119,9 @@ public struct PolicyPlan: Sendable {
                 // Each day its own store, named as its activity, so overlapping days never clear each other.
                 let name = "downtime.\(downtime.name)" + (day.weekday.map { ".\($0.abbreviation)" } ?? "")
                 let activity = DeviceActivityName(name)
-                extensions[activity] = downtime.extensionPath
+                extensions[activity] = downtime.extensionPath.map {
+                    PolicyExtension(executable: $0, activity: "downtime.\(downtime.name)")
+                }
                 downtimeShields[activity] = (
                     SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions))
                 )

@@ -159,8 +159,9 @@ extension DaemonRuntime {
         case .eventDidReachThreshold(let event, let activity, _): call = (.eventDidReachThreshold, activity, event)
         default: return nil
         }
-        guard let executable = plan.extensions[call.1] else { return nil }
-        return .runExtension(executable: executable, callback: call.0, activity: call.1.rawValue, event: call.2?.rawValue)
+        guard let declared = plan.extensions[call.1] else { return nil }
+        return .runExtension(
+            executable: declared.executable, callback: call.0, activity: declared.activity, event: call.2?.rawValue)
     }
 
     // MARK: - Answers

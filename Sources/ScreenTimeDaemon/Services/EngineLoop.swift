@@ -121,7 +121,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 }
                 if feedsWatchdog { _ = try? systemd.watchdog() }
                 let status = Status(
-                    limits: daemon.plan.limits.count, downtimes: daemon.plan.downtimeShields.count,
+                    limits: daemon.policy.limits.count, downtimes: daemon.policy.downtimes.count,
                     shieldedUsers: daemon.shieldedUsers)
                 if status != lastStatus {
                     _ = try? systemd.status(status.text)
