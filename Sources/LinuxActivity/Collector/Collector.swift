@@ -55,6 +55,10 @@ public final class Collector {
     /// User names of the terminal sessions made up without logind (NSS reads `/etc/passwd` on each lookup).
     var userNames: [UserID: String] = [:]
     var accounted: [ProcessID: (key: CountKey, startTime: UInt64)] = [:]
+    /// The cgroup of this process's own service when it runs as one in a user manager's `app.slice` (the user
+    /// unit's default slice): what runs there is the daemon, never an app in use. Nil in a session's scope or
+    /// outside a user manager, where the daemon's cgroup is shared with the user's apps.
+    let ownServiceGroup: String?
     var processCounts: [CountKey: Int] = [:] {
         didSet { countsVersion &+= 1 }
     }
@@ -79,6 +83,9 @@ public final class Collector {
         table = ProcessTable(procRoot: configuration.procRoot)
         resolver = AppResolver(procRoot: configuration.procRoot)
         terminalAccessTimes = TerminalAccessTimes(devRoot: configuration.devRoot)
+        let own = (try? String(contentsOfFile: configuration.procRoot + "/self/cgroup", encoding: .utf8))
+            .flatMap(ControlGroup.init(parsing:))
+        ownServiceGroup = own.flatMap { $0.isInAppSlice && $0.sessionScope == nil ? $0.path : nil }
         if Logind.isAvailable {
             do {
                 logind = try Logind()
@@ -254,7 +261,9 @@ public final class Collector {
     /// unchanged process).
     func account(_ pid: ProcessID) {
         unaccount(pid, ifStartedAt: nil)
-        guard let entry = table.entries[pid], let app = entry.app, let group = entry.controlGroup else { return }
+        guard let entry = table.entries[pid], let app = entry.app, let group = entry.controlGroup,
+            group.path != ownServiceGroup
+        else { return }
         let scope: MembershipScope
         if let session = group.sessionScope {
             scope = .session(SessionID(session))
