@@ -127,7 +127,8 @@ extension ActivitySegment {
             applicationsByCategory[categoryToken, default: []].append(
                 ApplicationActivity(
                     application: application, totalActivityDuration: seconds,
-                    numberOfPickups: summary.applicationPickups?[token] ?? 0, numberOfNotifications: 0,
+                    numberOfPickups: summary.applicationPickups?[token] ?? 0,
+                    numberOfNotifications: summary.applicationNotifications?[token] ?? 0,
                     category: category))
         }
         let filtered = !filter.applications.isEmpty || !filter.categories.isEmpty

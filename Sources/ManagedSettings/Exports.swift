@@ -5,3 +5,6 @@
 @_exported import struct ScreenTimeModel.ApplicationToken
 @_exported import struct ScreenTimeModel.ShieldSettings
 @_exported import struct ScreenTimeModel.WebDomainToken
+// A shield's buttons and their answers: shared with the daemon, which runs the shield-action extension.
+@_exported import enum ScreenTimeModel.ShieldAction
+@_exported import enum ScreenTimeModel.ShieldActionResponse

@@ -40,13 +40,17 @@ public struct UsageSummary: Codable, Hashable, Sendable {
     public var applicationCategories: [String: String]?
     /// Pickups that began with each app, by application token (absent from older daemons).
     public var applicationPickups: [String: Int]?
+    /// Notifications each app sent, by application token (absent from older daemons).
+    public var applicationNotifications: [String: Int]?
 
     /// A summary with every field given.
     public init(
         start: Date, end: Date, totalSeconds: Double, applicationSeconds: [String: Double],
         categorySeconds: [String: Double], pickups: Int, firstPickup: Date?, longestActivity: LongestActivity?,
-        applicationCategories: [String: String]? = nil, applicationPickups: [String: Int]? = nil
+        applicationCategories: [String: String]? = nil, applicationPickups: [String: Int]? = nil,
+        applicationNotifications: [String: Int]? = nil
     ) {
+        self.applicationNotifications = applicationNotifications
         self.applicationCategories = applicationCategories
         self.applicationPickups = applicationPickups
         self.start = start

@@ -1,9 +1,11 @@
 /// What the daemon records as the day happens besides usage and pickups: the labels of the apps it saw, the
-/// notifications it sent, what it shielded and for how long, and each limit's allowance for the day. Written in the
+/// notifications it sent and those apps sent, what it shielded and for how long, and each limit's allowance for the day. Written in the
 /// same transaction as the usage of the same flush.
 public struct DayRecords: Hashable, Sendable {
     public var appLabels: [AppLabelRecord] = []
     public var notifications: [NotificationRecord] = []
+    /// Notifications apps sent, as the daemon saw them on the session bus.
+    public var appNotifications: [AppNotificationRecord] = []
     /// Shield intervals, new or extended (the latest of the same user, kind, token and start wins).
     public var shieldIntervals: [ShieldIntervalRecord] = []
     public var dailyLimits: [DailyLimitRecord] = []
@@ -12,7 +14,7 @@ public struct DayRecords: Hashable, Sendable {
     public init() {}
 
     /// How many rows wait to be written.
-    public var count: Int { appLabels.count + notifications.count + shieldIntervals.count + dailyLimits.count }
+    public var count: Int { appLabels.count + notifications.count + appNotifications.count + shieldIntervals.count + dailyLimits.count }
 
     /// Whether nothing waits.
     public var isEmpty: Bool { count == 0 }
@@ -21,6 +23,7 @@ public struct DayRecords: Hashable, Sendable {
     public mutating func append(_ other: DayRecords) {
         appLabels += other.appLabels
         notifications += other.notifications
+        appNotifications += other.appNotifications
         shieldIntervals += other.shieldIntervals
         dailyLimits += other.dailyLimits
     }

@@ -52,12 +52,28 @@ extension UsageDatabase {
         }
     }
 
+    /// `appNotification`, added to a store that has the day records.
+    static func registerAppNotificationMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v5-app-notifications") { db in
+            try db.create(table: AppNotificationRecord.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("uid", .integer).notNull().check { $0 >= 0 }
+                table.column("wallMilliseconds", .integer).notNull()
+                table.column("token", .text).notNull()
+            }
+            try db.create(
+                index: "appNotification_on_uid_time", on: AppNotificationRecord.databaseTableName,
+                columns: ["uid", "wallMilliseconds"])
+        }
+    }
+
     /// Writes `records` in the caller's transaction: labels and daily limits replace their row, shield intervals
     /// extend theirs (same user, kind, token and start), notifications are added.
     static func write(_ records: DayRecords, _ db: Database) throws {
         for label in records.appLabels { try label.upsert(db) }
         for limit in records.dailyLimits { try limit.upsert(db) }
         for var notification in records.notifications { try notification.insert(db) }
+        for var notification in records.appNotifications { try notification.insert(db) }
         for shield in records.shieldIntervals {
             try db.execute(
                 sql: """
@@ -93,6 +109,18 @@ extension UsageDatabase {
                 .order(Column("wallMilliseconds"), Column("id"))
                 .fetchAll(db)
         }
+    }
+
+    /// How many notifications each app sent `user` from `start` (inclusive) to `end` (exclusive), by token.
+    public func appNotificationCounts(for user: UserID, from start: Date, to end: Date) throws -> [ApplicationToken: Int] {
+        let rows = try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT token, count(*) AS sent FROM appNotification "
+                    + "WHERE uid = ? AND wallMilliseconds >= ? AND wallMilliseconds < ? GROUP BY token",
+                arguments: [Int64(user.rawValue), start.millisecondsSince1970, end.millisecondsSince1970])
+        }
+        return Dictionary(uniqueKeysWithValues: rows.map { (ApplicationToken(rawValue: $0["token"]), $0["sent"]) })
     }
 
     /// What was shielded for `user` between `start` and `end`: per app (by token), per category and for every app,

@@ -108,6 +108,7 @@ public struct UsageDatabase: Sendable {
         registerClientMigration(in: &migrator)
         registerDayRecordsMigration(in: &migrator)
         registerRollupMigration(in: &migrator)
+        registerAppNotificationMigration(in: &migrator)
         return migrator
     }
 }

@@ -14,11 +14,11 @@ struct ReportCommand: AsyncParsableCommand {
             The range is today (the default), --yesterday, --week (this week, from the locale's first weekday), \
             --last-week, or --from/--to (inclusive local days, YYYY-MM-DD). Time is foreground time, each app \
             counted once per user even when it runs in two sessions at once; suspended time never counts. Hours \
-            are local: a day with a clock change has 23 or 25 hour rows. The daily average is compared with the as \
-            many days just before the range. JSON and CSV carry seconds as numbers and times in ISO 8601 with their \
-            offset. CSV columns: --by app `id,name,category,seconds`; --by category `id,name,seconds`; --by hour or \
-            day `start,end,seconds,pickups,notifications,shielded_seconds,extra_time_seconds`; --by summary \
-            `figure,value,detail` (every figure of the table, one per line). --format html writes one page with \
+            are local: a day with a clock change has 23 or 25 hour rows. The daily average is compared with as many \
+            days just before the range. JSON and CSV carry seconds as numbers and times in ISO 8601 with their \
+            offset. CSV columns: --by app id, name, category, seconds; --by category id, name, seconds; --by hour or \
+            day start, end, seconds, pickups, notifications, shielded_seconds, extra_time_seconds; --by summary \
+            figure, value, detail (every figure of the table, one per line). --format html writes one page with \
             charts (no script, nothing fetched). --user NAME reads another user's data from the guardian daemon's \
             store, as root only.
             """)

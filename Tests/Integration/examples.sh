@@ -8,9 +8,10 @@
 #   the app sees the activity and its event; the shield holds over a daemon restart and reads back from the store;
 #   clearing releases; blockedApplications is counted and cleared;
 # - Streaks: an "increase" task completes at its goal after its warning, a "decrease" task completes at its end;
-# - Barebones: a schedule shields a picked app and category with the app's own shield text, then releases it;
-# - ScreenTimeSample: DeviceActivityResults lists the game's use of the day within 3 s, and the report extension
-#   renders the total and the top apps.
+# - Barebones: a schedule shields a picked app and category with the app's own shield text and buttons (its
+#   shield-action extension answers the button a person presses on the notification server), then releases it;
+# - ScreenTimeSample: DeviceActivityResults lists the game's use of the day within 3 s and the notification the
+#   game sent, and the report extension renders the total and the top apps.
 # Needs root, a debug build of the project and of Examples (`swift build` in both), gcc and jq.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +43,7 @@ entry org.example.Chat "Chat" "Network;InstantMessaging;" "$WORK/supertuxkart"
 entry org.example.Homework "Homework" "Education;" "$EXAMPLES/Homework" "X-ScreenTime-Monitor=$EXAMPLES/Homework\n"
 entry org.example.Streaks "Streaks" "Utility;" "$EXAMPLES/Streaks" "X-ScreenTime-Monitor=$EXAMPLES/Streaks\n"
 entry org.example.Barebones "Barebones" "Utility;" "$EXAMPLES/Barebones" \
-    "X-ScreenTime-Monitor=$EXAMPLES/Barebones\nX-ScreenTime-ShieldConfiguration=$EXAMPLES/Barebones\n"
+    "X-ScreenTime-Monitor=$EXAMPLES/Barebones\nX-ScreenTime-ShieldConfiguration=$EXAMPLES/Barebones\nX-ScreenTime-ShieldAction=$EXAMPLES/Barebones\n"
 entry org.example.ScreenTimeSample "Screen Time Sample" "Utility;" "$EXAMPLES/ScreenTimeSample" \
     "X-ScreenTime-Report=$EXAMPLES/ScreenTimeSample\n"
 
@@ -62,6 +63,10 @@ LOG=$U/screentimed.log
 EVENTS=$U/.local/state
 as_user sh -c "dbus-monitor --address unix:path=/run/user/2001/bus \"interface='org.freedesktop.Notifications'\" \
     > $U/notifications.log 2>&1 & echo \$! > $U/monitor.pid"
+# The desktop's notification server; a person presses the second button ("OK") of Barebones' first shield.
+gcc -O1 -o "$WORK/notification-server" "$HERE/fixtures/notification-server.c" $(pkg-config --cflags --libs libsystemd)
+as_user systemd-run --user --quiet --unit=notification-server \
+    /bin/sh -c "exec $WORK/notification-server 'Barebones: focus time' extra-time > $U/shown.log"
 start_daemon() {
     as_user systemd-run --user --quiet --unit=screentimed -p Type=notify \
         /bin/sh -c "exec $BIN/screentimed --client-minimum-interval 10 --log-level debug 2>>$LOG"
@@ -109,6 +114,10 @@ check "Streaks' activities are not Homework's" sh -c "! grep -q 'play' $WORK/sta
 # Barebones: the chat is shielded during the focus with the app's own text, and released after it.
 check "Barebones' monitor shields the chat when the focus starts" wait_for 8 stopped "$CHAT"
 check "the shield notification carries Barebones' own text" wait_for 3 inside grep -q 'Barebones: focus time' $U/notifications.log
+check "Barebones' shield action extension answers the pressed button (secondary: defer)" \
+    wait_for 5 inside grep -q 'shield action secondaryButtonPressed: defer' $EVENTS/barebones/events.log
+check "the deferred shield is shown again" wait_for 3 inside sh -c "[ \$(grep -c 'Barebones: focus time' $U/shown.log) -ge 2 ]"
+check "the chat stays shielded after the answer" stopped "$CHAT"
 check "Streaks: the increase task warns before its goal" wait_for 8 inside grep -q 'play warning' $EVENTS/streaks/events.log
 check "Streaks: the increase task completes at its goal" wait_for 5 inside grep -q 'play complete' $EVENTS/streaks/events.log
 check "Homework's monitor extension ran for the warning" wait_for 10 inside grep -q 'warning homework' $EVENTS/homework/events.log
@@ -121,6 +130,10 @@ check "Homework's extension shields the game at the threshold, within 1 s (12 s 
 check "the extension's store is Homework's (threshold line)" inside grep -q 'threshold homework: shielded 1 apps' $EVENTS/homework/events.log
 # ScreenTimeSample: the game's use of the day, through DeviceActivityResults, against the time it was in front:
 # from the daemon's start to the shield (time in front of a shielded app is not use).
+# The game sends a notification, as a GTK app does (with its desktop-entry hint): it counts for the game.
+as_app supertuxkart busctl --user call -- org.freedesktop.Notifications /org/freedesktop/Notifications \
+    org.freedesktop.Notifications Notify 'susssasa{sv}i' SuperTuxKart 0 '' 'Race won' 'You came first' 0 \
+    1 desktop-entry s supertuxkart -1 >/dev/null
 as_app org.example.ScreenTimeSample "$EXAMPLES/ScreenTimeSample" data > "$WORK/data.out" 2>&1 || true
 REPORTED=$(awk '$1 == "app" && $2 == "supertuxkart" {print $3}' "$WORK/data.out" | head -1)
 USED=$(awk -v a="$T_DAEMON" -v b="$T_SHIELD" 'BEGIN{printf "%.1f", b-a}')
@@ -128,6 +141,12 @@ echo "game: ${REPORTED:-no} s of use reported by DeviceActivityResults, in front
 check "DeviceActivityResults lists the game's use of the day within 3 s (${REPORTED:-none} s for $USED s)" \
     awk -v r="${REPORTED:--100}" -v s="$USED" 'BEGIN{d = r - s; exit !(d >= -3 && d <= 3)}'
 check "the game's category comes with it" grep -q 'app supertuxkart .* category Games' "$WORK/data.out"
+game_notified() {
+    as_app org.example.ScreenTimeSample "$EXAMPLES/ScreenTimeSample" data 2>&1 | tee "$WORK/notified.out" |
+        grep -q 'app supertuxkart .* notifications 1 category'
+}
+check "the game's notification is counted for it (numberOfNotifications), the daemon's own are not" wait_for 5 game_notified
+grep '^app supertuxkart' "$WORK/notified.out" || true
 check "Streaks: the decrease task completes when its interval ends" wait_for 10 inside grep -q 'rest complete' $EVENTS/streaks/events.log
 check "Barebones releases the chat when the focus ends" wait_for 12 running "$CHAT"
 

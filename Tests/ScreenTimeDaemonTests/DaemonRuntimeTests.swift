@@ -200,7 +200,7 @@ import UsageStore
         #expect(harness.runtime.mode(for: label, app: AppID("vlc")) == .terminate(grace: Policy.defaultTerminateGrace))
         let game = (token: Self.game.application, category: Self.game.category)
         #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .freeze)
-        harness.handle(.answered(NotificationAnswer(user: Self.user, limit: "games", choice: .close)))
+        harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .close)))
         #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .terminate(grace: .seconds(5)))
         harness.runtime.keepCloseRequests(for: [])
         #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .freeze)
@@ -241,11 +241,11 @@ import UsageStore
         harness.handle(.restarted(nil))
         try harness.load()
         _ = harness.use(Self.game, for: 22)
-        harness.handle(.answered(NotificationAnswer(user: Self.user, limit: "games", choice: .extraTime)))
+        harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
         #expect(!harness.shielded(Self.game))
         let batch = try #require(Self.writes([harness.runtime.flush(at: harness.now)]).first)
         #expect(batch.grants.map(\.seconds) == [900])
-        let refused = harness.handle(.answered(NotificationAnswer(user: Self.user, limit: "games", choice: .extraTime)))
+        let refused = harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
         #expect(refused.contains { if case .log(.notice, "extra time refused: none left today", _) = $0 { true } else { false } })
     }
 

@@ -76,7 +76,7 @@ import UsageStore
         actions += harness.use(DaemonRuntimeTests.game, for: 21)
         actions += harness.use(nil, for: 10)
         actions += harness.handle(
-            .answered(NotificationAnswer(user: DaemonRuntimeTests.user, limit: "games", choice: .extraTime)))
+            .answered(NotificationAnswer(user: DaemonRuntimeTests.user, subject: .limit("games"), choice: .extraTime)))
         #expect(!harness.shielded(DaemonRuntimeTests.game))
         actions += harness.use(nil, for: 20)
         actions.append(harness.runtime.flush(at: harness.now))

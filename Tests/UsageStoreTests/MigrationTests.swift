@@ -41,6 +41,12 @@ import Testing
         var records = DayRecords()
         records.notifications.append(
             NotificationRecord(user: user, time: start + 60, kind: .warning, limit: "games", title: "t"))
+        records.appNotifications += [
+            AppNotificationRecord(user: user, time: start + 30, application: use.application),
+            AppNotificationRecord(user: user, time: start + 90, application: use.application),
+            AppNotificationRecord(user: UserID(1002), time: start + 90, application: use.application),
+            AppNotificationRecord(user: user, time: start + 4000, application: use.application),
+        ]
         records.shieldIntervals.append(
             ShieldIntervalRecord(
                 user: user, kind: .application, token: use.application.rawValue, start: start + 600,
@@ -48,6 +54,8 @@ import Testing
         recorder.record(records)
         try recorder.flush()
         #expect(try database.notifications(for: user, from: start, to: start + 3600).count == 1)
+        // Each app's notifications, the user's own and inside the range only.
+        #expect(try database.appNotificationCounts(for: user, from: start, to: start + 3600) == [use.application: 2])
         #expect(try database.shieldedTime(for: user, from: start, to: start + 3600).total == .seconds(300))
     }
 

@@ -12,13 +12,13 @@ import Testing
 
         do {
             let database = try UsageDatabase.open(at: directory.databasePath)
-            #expect(try database.appliedMigrations() == ["v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups"])
+            #expect(try database.appliedMigrations() == ["v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups", "v5-app-notifications"])
             let journalMode = try database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             #expect(journalMode == "wal")
             try database.saveSettingsStore(named: "games", json: #"{"applications":[]}"#, at: Date())
         }
         let reopened = try UsageDatabase.open(at: directory.databasePath)
-        #expect(try reopened.appliedMigrations() == ["v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups"])
+        #expect(try reopened.appliedMigrations() == ["v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups", "v5-app-notifications"])
         #expect(try reopened.settingsStores().map(\.name) == ["games"])
         let tables = try reopened.writer.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")

@@ -2,8 +2,8 @@ import ExampleSupport
 import Foundation
 
 // Barebones: a schedule that shields the picked apps and categories while its interval lasts, with the app's own
-// shield text. The daemon runs this program as the monitor (--callback) and as the shield configuration
-// (--shield-configuration) the desktop entry declares.
+// shield text and buttons. The daemon runs this program as the monitor (--callback), the shield configuration
+// (--shield-configuration) and the shield action (--shield-action) the desktop entry declares.
 //
 //   barebones start --selection FILE [--in SECONDS] [--for SECONDS]
 
@@ -34,11 +34,26 @@ final class FocusShield: ShieldConfigurationDataSource {
     }
 }
 
+/// "Close App" closes the app; "OK" puts the shield back up, since the focus isn't over.
+final class FocusButtons: ShieldActionDelegate {
+    override func handle(
+        action: ShieldAction, for application: ApplicationToken,
+        completionHandler: @escaping @Sendable (ShieldActionResponse) -> Void
+    ) {
+        let response: ShieldActionResponse = action == .primaryButtonPressed ? .close : .defer
+        app.record("shield action \(action): \(response)")
+        completionHandler(response)
+    }
+}
+
 if CommandLine.arguments.contains(where: { $0.hasPrefix("--callback") }) {
     await DeviceActivityMonitorMain.run(FocusMonitor())
 }
 if CommandLine.arguments.contains("--shield-configuration") {
     ShieldConfigurationExtensionMain.run(FocusShield())
+}
+if CommandLine.arguments.contains("--shield-action") {
+    ShieldActionExtensionMain.run(FocusButtons())
 }
 switch CommandLine.arguments.dropFirst().first {
 case "start":

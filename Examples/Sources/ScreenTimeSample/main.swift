@@ -79,7 +79,7 @@ case "data":
                 for await activity in category.applications {
                     print(
                         "app \(activity.application.bundleIdentifier ?? "?") \(activity.totalActivityDuration) s "
-                            + "pickups \(activity.numberOfPickups) category "
+                            + "pickups \(activity.numberOfPickups) notifications \(activity.numberOfNotifications) category "
                             + "\(category.category.localizedDisplayName ?? "?")")
                 }
             }

@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import SystemPackage
+import ScreenTimeModel
 
 /// A connection to a D-Bus bus through sd-bus(3): method calls with typed arguments, properties, signal matches,
 /// exported objects, well-known names and a non-blocking event loop step. Every sd-bus connection function the
@@ -59,6 +60,59 @@ public final class Bus: @unchecked Sendable {
                 .bus, "cannot connect to the bus at \(address)", errno: Errno(systemdResult: result))
         }
         return Bus(handle: bus, peer: "the bus at \(address)")
+    }
+
+    /// A monitor of the bus at `address`: after the hello, `BecomeMonitor` with `rules`, so the bus sends this
+    /// connection a copy of every message the rules match (whoever it is for) and it may send nothing more. Read the
+    /// copies with `nextMonitored()`. The bus lets only its owner's uid (or root) monitor it.
+    ///
+    /// The C functions are `sd_bus_new(3)`, `sd_bus_set_monitor(3)`, `sd_bus_set_address(3)`,
+    /// `sd_bus_set_bus_client(3)` and `sd_bus_start(3)`.
+    public static func monitor(address: String, rules: [String]) throws(LinuxActivityError) -> Bus {
+        var bus: OpaquePointer?
+        var result = sd_bus_new(&bus)
+        guard result >= 0, let bus else {
+            throw LinuxActivityError(.bus, "cannot create a bus connection", errno: Errno(systemdResult: result))
+        }
+        result = sd_bus_set_monitor(bus, 1)
+        if result >= 0 { result = sd_bus_set_address(bus, address) }
+        if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
+        if result >= 0 { result = sd_bus_start(bus) }
+        guard result >= 0 else {
+            sd_bus_unref(bus)
+            throw LinuxActivityError(
+                .bus, "cannot connect to the bus at \(address)", errno: Errno(systemdResult: result))
+        }
+        let monitor = Bus(handle: bus, peer: "the bus at \(address)")
+        _ = try monitor.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus.Monitoring", member: "BecomeMonitor",
+            arguments: [.array(elementSignature: "s", rules.map(BusValue.string)), .uint32(0)])
+        return monitor
+    }
+
+    /// The next message a monitor received, without blocking; nil when none is pending. Throws when the
+    /// connection is lost.
+    ///
+    /// The C function is `sd_bus_process(3)`.
+    public func nextMonitored() throws(LinuxActivityError) -> BusMessage? {
+        while true {
+            var message: OpaquePointer?
+            let result = sd_bus_process(handle, &message)
+            guard result >= 0 else {
+                throw LinuxActivityError(.bus, "lost \(peer)", errno: Errno(systemdResult: result))
+            }
+            if let message { return BusMessage(taking: message) }
+            if result == 0 { return nil }
+        }
+    }
+
+    /// The process id of the connection `name` (`:1.42`), as the bus driver knows it; nil when it is gone.
+    public func processID(ofConnection name: String, timeout: Duration? = nil) -> ProcessID? {
+        let reply = try? call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixProcessID", arguments: [.string(name)], timeout: timeout)
+        return reply?.readAll().first?.uint32Value.map { ProcessID(Int32(bitPattern: $0)) }
     }
 
     /// The bus socket, to wait on with `poll(2)` for `POLLIN` before calling `process()`.

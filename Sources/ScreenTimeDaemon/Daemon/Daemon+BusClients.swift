@@ -207,9 +207,13 @@ extension Daemon {
         guard start < end else { throw ScreenTimeBusError(.invalidArgument, "a report's start must be before its end") }
         let report: UsageReport
         let details: (categories: [ApplicationToken: ActivityCategoryToken], pickups: [ApplicationToken: Int])
+        let notifications: [ApplicationToken: Int]
         do {
-            (report, details) = try ledger {
-                (try $0.report(for: user, from: start, to: end), try $0.applicationDetails(for: user, from: start, to: end))
+            (report, details, notifications) = try ledger {
+                (
+                    try $0.report(for: user, from: start, to: end), try $0.applicationDetails(for: user, from: start, to: end),
+                    try $0.appNotificationCounts(for: user, from: start, to: end)
+                )
             }
         } catch {
             throw ScreenTimeBusError(.failed, "cannot read the usage store: \(error)")
@@ -227,7 +231,8 @@ extension Daemon {
                     application: $0.use.application, category: $0.use.category, start: $0.start, end: $0.end)
             },
             applicationCategories: Dictionary(uniqueKeysWithValues: details.categories.map { ($0.key.rawValue, $0.value.rawValue) }),
-            applicationPickups: Dictionary(uniqueKeysWithValues: details.pickups.map { ($0.key.rawValue, $0.value) }))
+            applicationPickups: Dictionary(uniqueKeysWithValues: details.pickups.map { ($0.key.rawValue, $0.value) }),
+            applicationNotifications: Dictionary(uniqueKeysWithValues: notifications.map { ($0.key.rawValue, $0.value) }))
     }
 
     /// The hours, days or weeks (local time) that cover `from..<to`, each clipped to it.

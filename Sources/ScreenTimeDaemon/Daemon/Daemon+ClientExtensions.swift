@@ -1,5 +1,6 @@
 import Foundation
 import LinuxActivity
+import Logging
 import ScreenTimeBus
 import ScreenTimeEngine
 import ScreenTimeModel
@@ -47,17 +48,10 @@ extension Daemon {
         guard let call = Self.clientCallback(of: action),
             let executable = declaredExtension(.monitor, of: call.client)
         else { return }
-        let runner = ExtensionRunner(limits: settings.extensionLimits, logger: logger)
-        let tokens = extensionTokens
-        let token = tokens.issue(for: call.client)
-        var environment = ExtensionRunner.inheritedEnvironment()
-        environment[ExtensionTokens.variable] = token
-        let user = call.client.user
-        Task.detached {
-            _ = await runner.run(
+        runClientExtension(of: call.client) { runner, environment in
+            await runner.run(
                 executable: executable, callback: call.callback, activity: call.activity, event: call.event,
-                environment: environment, user: user)
-            tokens.revoke(token)
+                environment: environment, user: call.client.user)
         }
     }
 
@@ -67,30 +61,20 @@ extension Daemon {
         let catalog = collector.catalog(for: client.user)
         let label = catalog.label(forToken: application)
         let appName = label?.name ?? "An app"
+        let subject = ShieldSubject.clientStore(client, store: store, application: application)
         let fallback = ShieldText(
-            title: "\(appName) is shielded", body: "\(client.app.rawValue) shields \(appName) (\(store)).",
-            secondaryButton: nil)
+            subject: subject, title: "\(appName) is shielded", body: "\(client.app.rawValue) shields \(appName) (\(store)).")
         guard let executable = declaredExtension(.shieldConfiguration, of: client) else {
-            clientShieldTexts.append(user: client.user, fallback)
+            clientShieldTexts.append((client.user, fallback))
             return
         }
         var arguments = ["--shield-configuration", "--application", application.rawValue]
         if let category = label.map({ catalog.tokenizer.token(for: $0.category) }) {
             arguments += ["--category", category.rawValue]
         }
-        let runner = ExtensionRunner(limits: settings.extensionLimits, logger: logger)
-        let tokens = extensionTokens
-        let token = tokens.issue(for: client)
-        var environment = ExtensionRunner.inheritedEnvironment()
-        environment[ExtensionTokens.variable] = token
         let texts = clientShieldTexts
         let logger = logger
-        Task.detached {
-            let outcome = await runner.run(
-                executable: executable, arguments: arguments, environment: environment, user: client.user,
-                label: "shieldConfiguration")
-            tokens.revoke(token)
-            let printed = outcome.output.filter { $0.stream == .standardOutput }.map(\.text).joined()
+        runClientExtension(of: client, executable, arguments: arguments, label: "shieldConfiguration") { outcome, printed in
             var text = fallback
             if outcome.succeeded, let configuration = try? BusJSON.decode(ShieldText.Configuration.self, from: printed) {
                 text = ShieldText(configuration, fallback: fallback)
@@ -99,7 +83,7 @@ extension Daemon {
                     "the shield configuration extension gave no configuration; showing the default text",
                     metadata: ["extension": "\(executable)", "output": "\(printed.prefix(200))"])
             }
-            texts.append(user: client.user, text)
+            texts.append((client.user, text))
         }
     }
 
@@ -107,15 +91,99 @@ extension Daemon {
     func showReadyClientShields() {
         for (user, text) in clientShieldTexts.takeAll() {
             notifier?.shield(
-                user: user, limit: text.title, title: text.title, body: text.body, extraTimeLabel: text.secondaryButton)
+                user: user, subject: text.subject, title: text.title, body: text.body, primaryLabel: text.primaryButton,
+                secondaryLabel: text.secondaryButton)
+        }
+    }
+
+    /// Answers a button of the shield `client`'s store puts over `application`: through the client's shield-action
+    /// extension, or, when it declares none, as the system's shield does (the primary button closes the app, the
+    /// secondary does nothing). An extension that fails or prints no response leaves the shield as it is.
+    func answerClientShield(_ action: ShieldAction, of client: BusClient, store: String, over application: ApplicationToken) {
+        let answered: @Sendable (ShieldActionResponse) -> ClientShieldResponse = { response in
+            ClientShieldResponse(client: client, store: store, application: application, action: action, response: response)
+        }
+        guard let executable = declaredExtension(.shieldAction, of: client) else {
+            clientShieldResponses.append(answered(action == .primaryButtonPressed ? .close : .none))
+            return
+        }
+        let arguments = ["--shield-action", "--action", action.rawValue, "--application", application.rawValue]
+        let responses = clientShieldResponses
+        let logger = logger
+        runClientExtension(of: client, executable, arguments: arguments, label: "shieldAction") { outcome, printed in
+            // The response is a line of its own; whatever else the extension prints (its own logging) is not.
+            let lines = printed.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard outcome.succeeded, let response = lines.reversed().lazy.compactMap(ShieldActionResponse.init).first else {
+                logger.warning(
+                    "the shield action extension gave no response (close, defer or none); the shield stays",
+                    metadata: ["extension": "\(executable)", "output": "\(printed.prefix(200))"])
+                return
+            }
+            responses.append(answered(response))
+        }
+    }
+
+    /// Does what the shield-action answers given since the last tick say: closes the app, or shows its shield again.
+    func applyClientShieldResponses() {
+        for answer in clientShieldResponses.takeAll() {
+            let metadata: Logger.Metadata = [
+                "client": "\(answer.client)", "store": "\(answer.store)", "action": "\(answer.action)",
+                "response": "\(answer.response)",
+            ]
+            let shielded = clients.stores[answer.client]?[answer.store]?.applications?.contains(answer.application) ?? false
+            switch answer.response {
+            case .close:
+                let app = collector.catalog(for: answer.client.user).label(forToken: answer.application)?.id
+                if let app, shielded { runtime.requestClose([app]) }
+                logger.notice("the shield's app is closed, as its action extension answered", metadata: metadata)
+            case .defer:
+                if shielded { showClientShield(of: answer.client, over: answer.application, store: answer.store) }
+                logger.notice("the shield is shown again, as its action extension answered", metadata: metadata)
+            case .none:
+                logger.info("the shield stays, as its action extension answered", metadata: metadata)
+            }
+        }
+    }
+
+    /// Runs `client`'s extension `executable` with `arguments`, as the client's user, off the loop's thread;
+    /// `finished` gets the outcome and what it printed on standard output.
+    private func runClientExtension(
+        of client: BusClient, _ executable: String, arguments: [String], label: String,
+        finished: @escaping @Sendable (ExtensionOutcome, String) -> Void
+    ) {
+        runClientExtension(of: client) { runner, environment in
+            let outcome = await runner.run(
+                executable: executable, arguments: arguments, environment: environment, user: client.user, label: label)
+            finished(outcome, outcome.output.filter { $0.stream == .standardOutput }.map(\.text).joined(separator: "\n"))
+            return outcome
+        }
+    }
+
+    /// Runs `run` off the loop's thread with a runner under the daemon's extension limits and an environment that
+    /// holds a token of `client`'s namespace, revoked when it returns: the extension's own calls to the daemon reach
+    /// the client's activities and stores.
+    private func runClientExtension(
+        of client: BusClient,
+        _ run: @escaping @Sendable (ExtensionRunner, [String: String]) async -> ExtensionOutcome
+    ) {
+        let runner = ExtensionRunner(limits: settings.extensionLimits, logger: logger)
+        let tokens = extensionTokens
+        let token = tokens.issue(for: client)
+        var environment = ExtensionRunner.inheritedEnvironment()
+        environment[ExtensionTokens.variable] = token
+        Task.detached {
+            _ = await run(runner, environment)
+            tokens.revoke(token)
         }
     }
 }
 
-/// The words of a client's shield notification.
+/// The words of a client's shield notification, and the shield they stand for.
 struct ShieldText: Sendable {
+    var subject: ShieldSubject
     var title: String
     var body: String
+    var primaryButton: String?
     var secondaryButton: String?
 
     /// The part of `ManagedSettings.ShieldConfiguration`'s JSON the notification shows.
@@ -123,32 +191,44 @@ struct ShieldText: Sendable {
         struct Label: Decodable { var text: String }
         var title: Label?
         var subtitle: Label?
+        var primaryButtonLabel: Label?
         var secondaryButtonLabel: Label?
     }
 
-    init(title: String, body: String, secondaryButton: String?) {
+    init(subject: ShieldSubject, title: String, body: String) {
+        self.subject = subject
         self.title = title
         self.body = body
-        self.secondaryButton = secondaryButton
     }
 
     init(_ configuration: Configuration, fallback: ShieldText) {
+        subject = fallback.subject
         title = configuration.title?.text ?? fallback.title
         body = configuration.subtitle?.text ?? fallback.body
+        primaryButton = configuration.primaryButtonLabel?.text
         secondaryButton = configuration.secondaryButtonLabel?.text
     }
 }
 
-/// Client shields whose text is ready, handed from the extensions' threads to the engine loop's.
-final class ShieldTextQueue: Sendable {
-    private let texts = Mutex<[(UserID, ShieldText)]>([])
+/// What a client's shield-action extension answered for a button of one of its shields.
+struct ClientShieldResponse: Sendable {
+    var client: BusClient
+    var store: String
+    var application: ApplicationToken
+    var action: ShieldAction
+    var response: ShieldActionResponse
+}
 
-    func append(user: UserID, _ text: ShieldText) { texts.withLock { $0.append((user, text)) } }
+/// Values handed from the extensions' threads to the engine loop's, taken at each tick.
+final class HandOff<Element: Sendable>: Sendable {
+    private let elements = Mutex<[Element]>([])
 
-    func takeAll() -> [(UserID, ShieldText)] {
-        texts.withLock { texts in
-            defer { texts = [] }
-            return texts
+    func append(_ element: Element) { elements.withLock { $0.append(element) } }
+
+    func takeAll() -> [Element] {
+        elements.withLock { elements in
+            defer { elements = [] }
+            return elements
         }
     }
 }

@@ -32,7 +32,11 @@ public final class Daemon {
     /// The tokens of the client extensions running now (`Daemon+ClientExtensions.swift`).
     let extensionTokens = ExtensionTokens()
     /// Client shields whose text an extension has given, to show at the next tick.
-    let clientShieldTexts = ShieldTextQueue()
+    let clientShieldTexts = HandOff<(UserID, ShieldText)>()
+    /// The shield-action extensions' answers, applied at the next tick.
+    let clientShieldResponses = HandOff<ClientShieldResponse>()
+    /// Notifications apps sent, as the notification watch saw them, recorded at the next tick.
+    let appNotificationSightings = HandOff<NotificationWatch.Sighting>()
     private let tokenizer: Tokenizer
     let notifier: (any DaemonNotifier)?
     let logger: Logger
@@ -141,7 +145,15 @@ public final class Daemon {
         noteApps(in: snapshot, at: now)
         if !clientsRestored { restoreClients(at: now) }
         showReadyClientShields()
-        for answer in notifier?.takeAnswers() ?? [] { perform(runtime.handle(.answered(answer), at: now)) }
+        for answer in notifier?.takeAnswers() ?? [] {
+            if case .clientStore(let client, let store, let application) = answer.subject {
+                answerClientShield(answer.action, of: client, store: store, over: application)
+            } else {
+                perform(runtime.handle(.answered(answer), at: now))
+            }
+        }
+        applyClientShieldResponses()
+        recordAppNotifications(at: now)
         let health = storeWriter.health
         if health.fault != runtime.storeFault { perform(runtime.handle(.storeFault(health.fault), at: now)) }
         enforce(at: now)
@@ -167,7 +179,13 @@ public final class Daemon {
     /// writes the last batch.
     public func services(logger: Logger, systemd: SystemdNotifier = SystemdNotifier()) -> [any Service] {
         var services: [any Service] = [storeWriter]
-        if let notifier = notifier as? any Service { services.append(notifier) }
+        if let notifier = notifier as? any Service {
+            services.append(notifier)
+            // Where the daemon notifies its user's desktop, it also counts the notifications apps send there.
+            if let watch = try? NotificationWatch(user: UserID(getuid()), sightings: appNotificationSightings, logger: logger) {
+                services.append(watch)
+            }
+        }
         services += [CollectorService(collector: collector), EngineLoop(daemon: self, logger: logger, systemd: systemd)]
         // Last, so it stops first: no request arrives for a loop that has ended.
         if let endpoint = settings.busEndpoint {
@@ -184,7 +202,9 @@ public final class Daemon {
             case .warn(let user, let title, let body):
                 notifier?.warn(user: user, title: title, body: body)
             case .notifyShield(let user, let limit, let title, let body, let extraTimeLabel):
-                notifier?.shield(user: user, limit: limit, title: title, body: body, extraTimeLabel: extraTimeLabel)
+                notifier?.shield(
+                    user: user, subject: .limit(limit), title: title, body: body, primaryLabel: nil,
+                    secondaryLabel: extraTimeLabel)
             case .runExtension(let executable, let callback, let activity, let event):
                 runExtension(executable, callback: callback, activity: activity, event: event)
             case .write(let batch):

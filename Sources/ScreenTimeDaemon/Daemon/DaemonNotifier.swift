@@ -5,10 +5,20 @@ import ScreenTimeModel
 public protocol DaemonNotifier: AnyObject {
     /// A warning ("5 minutes left for games").
     func warn(user: UserID, title: String, body: String)
-    /// A shield; `extraTimeLabel` is nil when no more time can be asked for.
-    func shield(user: UserID, limit: String, title: String, body: String, extraTimeLabel: String?)
+    /// A shield over what `subject` names; its primary button is labelled `primaryLabel` ("Close App" when nil), and
+    /// `secondaryLabel` is nil for no secondary button (no more time can be asked for).
+    func shield(user: UserID, subject: ShieldSubject, title: String, body: String, primaryLabel: String?, secondaryLabel: String?)
     /// Answers given since the last call.
     func takeAnswers() -> [NotificationAnswer]
+}
+
+/// What a shield notification stands for, and so who answers its buttons.
+public enum ShieldSubject: Hashable, Sendable {
+    /// A limit of the policy, by name: the primary button closes the limit's apps, the secondary asks for the
+    /// policy's extra time.
+    case limit(String)
+    /// An app that a client's settings store shields: the client's shield-action extension answers the buttons.
+    case clientStore(BusClient, store: String, application: ApplicationToken)
 }
 
 /// A person's answer to a shield notification.
@@ -16,17 +26,20 @@ public struct NotificationAnswer: Hashable, Sendable {
     public enum Choice: Hashable, Sendable {
         /// The primary button: close the app.
         case close
-        /// The secondary button: the policy's extra minutes.
+        /// The secondary button: the policy's extra minutes, or what a client's extension makes of it.
         case extraTime
     }
 
     public var user: UserID
-    public var limit: String
+    public var subject: ShieldSubject
     public var choice: Choice
 
-    public init(user: UserID, limit: String, choice: Choice) {
+    public init(user: UserID, subject: ShieldSubject, choice: Choice) {
         self.user = user
-        self.limit = limit
+        self.subject = subject
         self.choice = choice
     }
+
+    /// The button pressed, as a shield-action extension is told it.
+    public var action: ShieldAction { choice == .close ? .primaryButtonPressed : .secondaryButtonPressed }
 }

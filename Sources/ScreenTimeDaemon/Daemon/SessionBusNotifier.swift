@@ -11,7 +11,7 @@ import Synchronization
 public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
     private enum Request: Sendable {
         case warning(DesktopNotification)
-        case shield(DesktopNotification, limit: String)
+        case shield(DesktopNotification, subject: ShieldSubject)
     }
 
     private let user: UserID
@@ -20,8 +20,8 @@ public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
     private let requests: AsyncStream<Request>
     private let continuation: AsyncStream<Request>.Continuation
     private let answers = Mutex<[NotificationAnswer]>([])
-    /// The limit of each shield notification on screen.
-    private let shields = Mutex<[NotificationID: String]>([:])
+    /// What each shield notification on screen stands for.
+    private let shields = Mutex<[NotificationID: ShieldSubject]>([:])
 
     /// Notifies `user` (the daemon's own user) on the bus at `address` (default: the user's session bus).
     public init(user: UserID, address: String? = nil, logger: Logger) {
@@ -38,11 +38,15 @@ public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
         continuation.yield(.warning(warning))
     }
 
-    public func shield(user: UserID, limit: String, title: String, body: String, extraTimeLabel: String?) {
+    public func shield(
+        user: UserID, subject: ShieldSubject, title: String, body: String, primaryLabel: String?, secondaryLabel: String?
+    ) {
         guard user == self.user else { return }
-        var shield = ShieldNotification(appName: limit, message: body, secondary: extraTimeLabel).notification
-        shield.summary = title
-        continuation.yield(.shield(shield, limit: limit))
+        var shield = ShieldNotification(appName: title, message: body, secondary: secondaryLabel)
+        if let primaryLabel { shield.primary = primaryLabel }
+        var notification = shield.notification
+        notification.summary = title
+        continuation.yield(.shield(notification, subject: subject))
     }
 
     public func takeAnswers() -> [NotificationAnswer] {
@@ -74,9 +78,9 @@ public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
                     switch request {
                     case .warning(let notification):
                         _ = try connected.notify(notification)
-                    case .shield(let notification, let limit):
+                    case .shield(let notification, let subject):
                         let id = try connected.notify(notification)
-                        shields.withLock { $0[id] = limit }
+                        shields.withLock { $0[id] = subject }
                     }
                 } catch {
                     logger.warning("notification not shown", metadata: ["error": "\(error)"])
@@ -90,10 +94,10 @@ public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
     private func handle(_ event: NotificationEvent) {
         switch event {
         case .actionInvoked(let id, let key):
-            guard let limit = shields.withLock({ $0[id] }), let action = ShieldNotification.action(forKey: key) else {
+            guard let subject = shields.withLock({ $0[id] }), let action = ShieldNotification.action(forKey: key) else {
                 return
             }
-            let answer = NotificationAnswer(user: user, limit: limit, choice: action == .close ? .close : .extraTime)
+            let answer = NotificationAnswer(user: user, subject: subject, choice: action == .close ? .close : .extraTime)
             answers.withLock { $0.append(answer) }
         case .closed(let id, _):
             shields.withLock { $0[id] = nil }

@@ -167,7 +167,7 @@ extension DaemonRuntime {
     // MARK: - Answers
 
     mutating func answered(_ answer: NotificationAnswer, at now: Now, into actions: inout [Action]) {
-        guard let limit = plan.limits.first(where: { $0.name == answer.limit }) else { return }
+        guard case .limit(let name) = answer.subject, let limit = plan.limits.first(where: { $0.name == name }) else { return }
         switch answer.choice {
         case .close:
             requestClose(policy.limits.first(where: { $0.name == limit.name })?.applications ?? [])

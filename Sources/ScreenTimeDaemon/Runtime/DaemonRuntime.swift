@@ -35,6 +35,8 @@ public struct DaemonRuntime {
         /// The collector saw these apps (new ones, or the same with a new name or category): their labels are kept in
         /// the store so reports still name them once they are uninstalled.
         case appsSeen([AppLabelRecord])
+        /// Notifications apps sent, seen on the session bus.
+        case appNotificationsSeen([AppNotificationRecord])
     }
 
     /// Something the daemon must do.
@@ -125,6 +127,8 @@ public struct DaemonRuntime {
             run(engine.handle(event, at: now), at: now, into: &actions)
         case .appsSeen(let labels):
             noteApps(labels)
+        case .appNotificationsSeen(let records):
+            batch.records.appNotifications += records
         }
         return actions
     }
