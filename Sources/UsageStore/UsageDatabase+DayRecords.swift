@@ -101,8 +101,21 @@ extension UsageDatabase {
 
     /// The notifications sent to `user` from `start` (inclusive) to `end` (exclusive), oldest first.
     public func notifications(for user: UserID, from start: Date, to end: Date) throws -> [NotificationRecord] {
+        try rows(of: user, from: start, to: end)
+    }
+
+    /// The notifications apps sent `user` from `start` (inclusive) to `end` (exclusive), oldest first.
+    public func appNotifications(for user: UserID, from start: Date, to end: Date) throws -> [AppNotificationRecord] {
+        try rows(of: user, from: start, to: end)
+    }
+
+    /// The rows of a table of `uid` and `wallMilliseconds` for `user` from `start` (inclusive) to `end` (exclusive),
+    /// oldest first.
+    private func rows<Record: FetchableRecord & TableRecord>(of user: UserID, from start: Date, to end: Date) throws
+        -> [Record]
+    {
         try writer.read { db in
-            try NotificationRecord
+            try Record
                 .filter(Column("uid") == Int64(user.rawValue))
                 .filter(Column("wallMilliseconds") >= start.millisecondsSince1970)
                 .filter(Column("wallMilliseconds") < end.millisecondsSince1970)

@@ -55,7 +55,7 @@ extension ReportFigures {
         lines += [
             (
                 "notifications", String(notifications.total),
-                "\(notifications.warnings) warnings, \(notifications.shields) shields"
+                "\(notifications.apps) from apps, \(notifications.warnings) warnings, \(notifications.shields) shields"
             ),
             ("shielded_seconds", String(shieldedSeconds), ""),
         ]
@@ -91,7 +91,7 @@ extension ReportFigures {
             + (longestSession.map { "\(duration($0.seconds)) of \($0.name), from \(Self.time($0.start))" } ?? "none")
             + "\n"
         text +=
-            "Notifications:   \(notifications.total) (\(Self.count(notifications.warnings, "warning")), "
+            "Notifications:   \(notifications.total) (\(notifications.apps) from apps, \(Self.count(notifications.warnings, "warning")), "
             + "\(Self.count(notifications.shields, "shield")))\n"
         text +=
             "Time shielded:   \(duration(shieldedSeconds))"

@@ -31,8 +31,13 @@ struct ReportFigures: Encodable {
     }
 
     struct Notifications: Encodable {
+        /// All of them: the apps' and the daemon's.
         var total: Int
+        /// Those apps sent (seen on the session bus by the user daemon).
+        var apps: Int
+        /// The daemon's limit warnings.
         var warnings: Int
+        /// The daemon's shields.
         var shields: Int
     }
 
@@ -110,6 +115,7 @@ struct ReportBuilder {
         let average = total / days.count
         let previousAverage = seconds(previousTotal) / max(1, previousDays.count)
         let notifications = try database.notifications(for: user, from: range.start, to: range.end)
+        let appNotifications = try database.appNotifications(for: user, from: range.start, to: range.end).count
         let grants = try database.grants(for: user, from: range.start, to: range.end)
         let shielded = try database.shieldedTime(for: user, from: range.start, to: range.end)
         let apps = rankedApps(report.durationByApplication)
@@ -133,7 +139,8 @@ struct ReportBuilder {
             mostUsedApp: apps.first?.name, topApps: Array(apps.prefix(5)),
             topCategories: Array(rankedCategories(report.durationByCategory).prefix(5)),
             notifications: ReportFigures.Notifications(
-                total: notifications.count, warnings: notifications.count { $0.kind == .warning },
+                total: notifications.count + appNotifications, apps: appNotifications,
+                warnings: notifications.count { $0.kind == .warning },
                 shields: notifications.count { $0.kind == .shield }),
             shieldedSeconds: seconds(shielded.total), shielded: shieldedTargets(shielded),
             extraTimeSeconds: Int(grants.map(\.seconds).reduce(0, +)), extraTimeGrants: grants.count,
@@ -189,7 +196,9 @@ struct ReportBuilder {
         let reports = try given ?? database.reports(for: user, segments: clipped)
         let shielded = try database.shieldedTime(for: user, segments: clipped)
         let range = (clipped.first!.start, clipped.last!.end)
-        let notifications = try database.notifications(for: user, from: range.0, to: range.1).map(\.time)
+        let notifications =
+            try database.notifications(for: user, from: range.0, to: range.1).map(\.time)
+            + database.appNotifications(for: user, from: range.0, to: range.1).map(\.time)
         let grants = try database.grants(for: user, from: range.0, to: range.1)
         return clipped.indices.map { index in
             let segment = clipped[index]

@@ -49,6 +49,7 @@ import FoundationXML
             NotificationRecord(
                 user: user, time: ten + 1200, kind: .shield, limit: "games", title: "Time limit reached: games"),
         ]
+        records.appNotifications = [AppNotificationRecord(user: user, time: ten + 300, application: game.application)]
         records.shieldIntervals = [
             ShieldIntervalRecord(
                 user: user, kind: .application, token: game.application.rawValue, start: ten + 1200, end: ten + 3000,
@@ -97,7 +98,8 @@ import FoundationXML
         #expect((object["topApps"] as? [[String: Any]])?.first?["id"] as? String == "org.example.Game")
         #expect(
             (object["topCategories"] as? [[String: Any]])?.first?["id"] as? String == ActivityCategory.games.rawValue)
-        #expect((object["notifications"] as? [String: Any])?["total"] as? Int == 2)
+        #expect((object["notifications"] as? [String: Any])?["total"] as? Int == 3)
+        #expect((object["notifications"] as? [String: Any])?["apps"] as? Int == 1)
         #expect((object["notifications"] as? [String: Any])?["shields"] as? Int == 1)
         #expect(object["shieldedSeconds"] as? Int == 1800)
         #expect(object["extraTimeSeconds"] as? Int == 900)
@@ -133,7 +135,7 @@ import FoundationXML
         for label in [
             "Screen time:", "Daily average:", "+100 %", "Most used apps:", "Categories:", "Pickups:",
             "First pickup:", "Longest session:",
-            "Notifications:   2", "Time shielded:   30m00s", "Extra time:      15m00s", "Limits:          games",
+            "Notifications:   3 (1 from apps", "Time shielded:   30m00s", "Extra time:      15m00s", "Limits:          games",
         ] {
             #expect(result.output.contains(label), "\(label) in \(result.output)")
         }
@@ -148,7 +150,7 @@ import FoundationXML
         #expect(summary.status == 0, "\(summary.output)")
         let lines = summary.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "figure,value,detail")
-        for figure in ["total_seconds,1200,", "notifications,2,", "shielded_seconds,1800,", "extra_time_seconds,900,"] {
+        for figure in ["total_seconds,1200,", "notifications,3,", "shielded_seconds,1800,", "extra_time_seconds,900,"] {
             #expect(lines.contains { $0.hasPrefix(figure) }, "\(figure)")
         }
         #expect(lines.contains { $0.hasPrefix("limit_seconds,1200,\(Self.dayName(yesterday)) games") })
@@ -160,8 +162,9 @@ import FoundationXML
             rows.first?.joined(separator: ",")
                 == "start,end,seconds,pickups,notifications,shielded_seconds,extra_time_seconds")
         let atTen = rows.first { $0.first?.contains("T10:00:00") == true }.map { $0.map(String.init) }
-        // 10:00–11:00: 1200 s of use, 1 pickup, 2 notifications, shielded 10:20–10:50, the grant at 10:50.
-        #expect(atTen == [atTen?[0] ?? "", atTen?[1] ?? "", "1200", "1", "2", "1800", "900"])
+        // 10:00–11:00: 1200 s of use, 1 pickup, 3 notifications (the game's, a warning, a shield), shielded
+        // 10:20–10:50, the grant at 10:50.
+        #expect(atTen == [atTen?[0] ?? "", atTen?[1] ?? "", "1200", "1", "3", "1800", "900"])
     }
 
     @Test(arguments: ["2026-03-29", "2026-10-25", "2026-07-01"])
