@@ -22,12 +22,22 @@ struct PolicyCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The policy file (default: the daemon's).", valueName: "path"))
         var file: String?
 
-        @Flag(help: "Check the guardian (system) policy, /etc/screentime/default.toml.")
+        @Flag(
+            help: """
+                Check the guardian (system) policy, /etc/screentime/default.toml, as the guardian daemon reads it \
+                (only root may be able to write it), and name the users it covers.
+                """)
         var system = false
 
         func run() async throws {
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
-            let diagnosis = Policy.diagnose(fileAt: path)
+            var diagnosis = Policy.diagnose(fileAt: path)
+            if system, let problem = Policy.guardianFileProblem(at: path) {
+                let refused = PolicyError(file: path, line: 1, column: 1, message: problem)
+                var problems = refused.problems
+                if case .failure(let error) = diagnosis.result { problems += error.problems }
+                diagnosis.result = .failure(PolicyError(problems: problems) ?? refused)
+            }
             let environment = ProcessInfo.processInfo.environment
             let desktopEntries = DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))
@@ -44,6 +54,11 @@ struct PolicyCommand: AsyncParsableCommand {
                 printText("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
                     + "\(policy.alwaysAllowed.count) always-allowed apps"
                     + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
+                if system {
+                    let users = Policy.regularUsers()
+                    printText("\(path): covers every regular user (uid 1000 and above): "
+                        + (users.isEmpty ? "none yet" : users.joined(separator: ", ")))
+                }
             case .failure(let error):
                 let all = PolicyError(problems: error.problems + warnings) ?? error
                 printError("\(all)")

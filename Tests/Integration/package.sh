@@ -63,6 +63,16 @@ check "a refused policy is logged with its MESSAGE_ID" \
 check "journalctl --catalog explains it" \
     inside sh -c "journalctl -q --catalog -u screentimed.service MESSAGE_ID=$refused | grep -q 'The previous policy stays in'"
 
+# A policy another user could write is refused, however valid, and policy check --system says why.
+inside sh -c 'screentime policy example > /etc/screentime/default.toml && chmod 666 /etc/screentime/default.toml'
+check "a policy others can write is refused by the guardian daemon" \
+    wait_for 10 inside sh -c 'journalctl -q -o cat -u screentimed.service | grep -q "writable by its group or by everyone"'
+check "policy check --system refuses it with the fix" \
+    inside sh -c 'screentime policy check --system 2>&1 | grep -q "chmod 644 /etc/screentime/default.toml"'
+inside chmod 644 /etc/screentime/default.toml
+check "policy check --system names the users the default policy covers" \
+    inside sh -c 'screentime policy check --system | grep -q "covers every regular user"'
+
 inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q screentime >> "$WORK/apt.log" 2>&1
 check "removing the package stops the daemon" test "$(inside systemctl is-active screentimed.service)" != active
 summary

@@ -115,7 +115,8 @@ public final class Daemon {
     public func reload(at now: Now) -> PolicyError? {
         policyStamp = FileStamp(path: settings.policyPath)
         do {
-            let loaded = try Policy.load(from: settings.policyPath)
+            let loaded = try settings.system
+                ? Policy.loadGuardian(from: settings.policyPath) : Policy.load(from: settings.policyPath)
             let plan = PolicyPlan(
                 policy: loaded, appToken: { self.tokenizer.token(for: $0) },
                 categoryToken: { self.tokenizer.token(for: $0) })
@@ -242,13 +243,17 @@ public final class Daemon {
 struct FileStamp: Equatable {
     var inode: UInt64
     var modified: Int64
+    /// The status change time: a new owner or mode counts (a guardian's policy is trusted by both).
+    var changed: Int64
     var size: Int64
 
+    /// The stamp of the file `path` names, after symbolic links (of the link itself when it leads nowhere).
     init?(path: String) {
         var status = stat()
-        guard lstat(path, &status) == 0 || stat(path, &status) == 0 else { return nil }
+        guard stat(path, &status) == 0 || lstat(path, &status) == 0 else { return nil }
         inode = UInt64(status.st_ino)
         modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
         size = Int64(status.st_size)
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+import Glibc
+
+extension Policy {
+    /// Why a guardian policy file can't be trusted, or nil when it can: the file (after symbolic links) and every
+    /// folder above it must belong to root and be writable by root alone, or a limited user could write the limits
+    /// they live under. The daemon refuses such a file and keeps the policy in force.
+    public static func guardianFileProblem(at path: String) -> String? {
+        guard let resolved = realpath(path, nil) else {
+            return FileManager.default.fileExists(atPath: path) ? "cannot resolve \(path)" : nil
+        }
+        defer { free(resolved) }
+        var current = String(cString: resolved)
+        let real = current
+        while true {
+            var status = stat()
+            guard stat(current, &status) == 0 else { return "cannot read the owner of \(current)" }
+            let what = current == real ? "the file" : "the folder \(current)"
+            let fix = current == real ? "chown root:root \(real) && chmod 644 \(real)" : "chown root:root \(current) && chmod 755 \(current)"
+            if status.st_uid != 0 {
+                return "\(what) belongs to uid \(status.st_uid), not root, so that user can change the limits; fix: \(fix)"
+            }
+            if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+                return "\(what) is writable by its group or by everyone (mode \(String(status.st_mode & 0o7777, radix: 8))); fix: \(fix)"
+            }
+            if current == "/" { return nil }
+            current = (current as NSString).deletingLastPathComponent
+            if current.isEmpty { current = "/" }
+        }
+    }
+
+    /// Loads a guardian policy: refused (with `guardianFileProblem`'s reason) unless root alone can write it.
+    ///
+    /// - Throws: `PolicyError`, at line 1 for an untrusted file.
+    public static func loadGuardian(from path: String) throws(PolicyError) -> Policy {
+        if let problem = guardianFileProblem(at: path) {
+            throw PolicyError(file: path, line: 1, column: 1, message: problem)
+        }
+        return try load(from: path)
+    }
+
+    /// The regular users (uid 1000 and above, not `nobody`) a guardian's default policy covers, by name.
+    public static func regularUsers() -> [String] {
+        var names: [String] = []
+        setpwent()
+        defer { endpwent() }
+        while let entry = getpwent() {
+            let uid = entry.pointee.pw_uid
+            if uid >= 1000, uid < 65534, let name = entry.pointee.pw_name { names.append(String(cString: name)) }
+        }
+        return names.sorted()
+    }
+}

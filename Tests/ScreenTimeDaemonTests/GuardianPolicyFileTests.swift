@@ -1,0 +1,57 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import ScreenTimeDaemon
+
+/// A guardian policy is trusted only when root alone can write it and every folder above it.
+@Suite struct GuardianPolicyFileTests {
+    /// A folder in /run (root's, mode 755) when running as root, else in the home folder (the user's own).
+    static func folder() throws -> String {
+        let base = getuid() == 0 ? "/run" : NSHomeDirectory()
+        var template = Array("\(base)/screentime-guardian-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        let path = String(cString: made)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test func onlyAFileRootAloneCanWriteIsTrusted() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/default.toml"
+        try Data("[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"1h\"\n".utf8).write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o644)
+        if getuid() != 0 {
+            #expect(Policy.guardianFileProblem(at: file)?.contains("belongs to uid \(getuid()), not root") == true)
+            return
+        }
+        #expect(Policy.guardianFileProblem(at: file) == nil)
+        #expect(try Policy.loadGuardian(from: file).limits.count == 1)
+
+        chmod(file, 0o666)
+        #expect(Policy.guardianFileProblem(at: file)?.hasPrefix("the file is writable by its group or by everyone (mode 666)") == true)
+        chmod(file, 0o644)
+        chown(file, 1000, 1000)
+        let refused = Policy.guardianFileProblem(at: file)
+        #expect(refused == "the file belongs to uid 1000, not root, so that user can change the limits; fix: chown root:root \(file) && chmod 644 \(file)")
+        #expect(throws: PolicyError.self) { try Policy.loadGuardian(from: file) }
+        chown(file, 0, 0)
+        // A folder the child can write lets them swap the file: refused too, also through a symbolic link.
+        chmod(folder, 0o777)
+        #expect(Policy.guardianFileProblem(at: file)?.hasPrefix("the folder \(folder) is writable") == true)
+        chmod(folder, 0o755)
+        let link = folder + "/link.toml"
+        symlink(file, link)
+        #expect(Policy.guardianFileProblem(at: link) == nil)
+        let writable = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: writable) }
+        chmod(writable, 0o1777)
+        let elsewhere = writable + "/policy.toml"
+        try Data().write(to: URL(fileURLWithPath: elsewhere))
+        chmod(elsewhere, 0o644)
+        unlink(link)
+        symlink(elsewhere, link)
+        #expect(Policy.guardianFileProblem(at: link)?.hasPrefix("the folder \(writable) is writable") == true)
+    }
+}
