@@ -30,6 +30,7 @@ static const sd_bus_vtable daemon_vtable[] = {
     SD_BUS_PROPERTY("StoreMovedAside", "s", property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     M("Status", "", SD_BUS_PARAM(), "s", SD_BUS_PARAM(status_json)),
     M("Reload", "", SD_BUS_PARAM(), "", SD_BUS_PARAM()),
+    M("GrantExtraTime", "su", SD_BUS_PARAM(limit) SD_BUS_PARAM(seconds), "as", SD_BUS_PARAM(limits)),
     SD_BUS_VTABLE_END,
 };
 

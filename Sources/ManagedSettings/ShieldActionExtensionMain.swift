@@ -87,15 +87,8 @@ public enum ShieldActionExtensionMain {
     /// Parses this process's arguments, prints the delegate's response as one line and exits: status 0, or 64
     /// (`EX_USAGE`) with the problem on standard error.
     public static func run(_ delegate: ShieldActionDelegate) -> Never {
-        do {
-            let invocation = try parse(arguments: Array(CommandLine.arguments.dropFirst()))
-            let answer = response(for: invocation, from: delegate)
-            fflush(nil)  // what the delegate printed comes first; the response is the last line
-            FileHandle.standardOutput.write(Data((answer.rawValue + "\n").utf8))
-            exit(0)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            exit(64)
+        ExtensionEntry.answer {
+            response(for: try parse(arguments: Array(CommandLine.arguments.dropFirst())), from: delegate).rawValue
         }
     }
 

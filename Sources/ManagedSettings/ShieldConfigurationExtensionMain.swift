@@ -59,16 +59,11 @@ public enum ShieldConfigurationExtensionMain {
     /// Parses this process's arguments, prints the configuration as one line of JSON and exits: status 0, or 64
     /// (`EX_USAGE`) with the problem on standard error.
     public static func run(_ dataSource: ShieldConfigurationDataSource) -> Never {
-        do {
+        ExtensionEntry.answer {
             let invocation = try parse(arguments: Array(CommandLine.arguments.dropFirst()))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            let json = try encoder.encode(configuration(for: invocation, from: dataSource))
-            FileHandle.standardOutput.write(json + Data("\n".utf8))
-            exit(0)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            exit(64)
+            return String(decoding: try encoder.encode(configuration(for: invocation, from: dataSource)), as: UTF8.self)
         }
     }
 

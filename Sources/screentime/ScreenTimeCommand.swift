@@ -14,7 +14,7 @@ struct ScreenTimeCommand: AsyncParsableCommand {
         version: ScreenTimeVersion.current,
         subcommands: [
             NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self, StopCommand.self,
-            ExportCommand.self, PickCommand.self,
+            ExportCommand.self, PickCommand.self, ExtraCommand.self,
         ])
 }
 

@@ -21,6 +21,13 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The token key file.", valueName: "path"))
     var tokenKey: String?
 
+    /// Where the running daemon answers: the session bus, the system bus with --system, `$SCREENTIME_BUS_ADDRESS`
+    /// over both.
+    var endpoint: DaemonConnection.Endpoint {
+        ProcessInfo.processInfo.environment["SCREENTIME_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : .address($0) }
+            ?? (system ? .system : .session)
+    }
+
     var settings: DaemonSettings {
         var settings = DaemonSettings.defaults(system: system)
         if let database { settings.databasePath = database }
@@ -70,13 +77,9 @@ struct StatusCommand: AsyncParsableCommand {
     static let notRunningStatus: Int32 = 3
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let endpoint: DaemonConnection.Endpoint =
-            environment["SCREENTIME_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : .address($0) }
-            ?? (daemon.system ? .system : .session)
         let status: DaemonStatus
         do {
-            let text = try DaemonConnection(endpoint).callForString(.daemon, "Status")
+            let text = try DaemonConnection(daemon.endpoint).callForString(.daemon, "Status")
             status = try BusJSON.decode(DaemonStatus.self, from: text)
         } catch {
             if error.code == .unavailable {

@@ -4,7 +4,8 @@
 # without a scope; a policy limits both to 20 s today (10 h on the other weekdays) in a day-window with a 10 s warning. Asserts that both games stop
 # getting CPU when the limit is reached, that the user's SIGCONT does not resume them, that processes started after
 # the shield don't run, that kill -9 of the daemon and a restart keep the counters, that a broken policy edit is
-# refused while the old one stays in force, and that the end of the interval resumes the games.
+# refused while the old one stays in force, that `screentime extra` lifts the shield for its minute, and that the end
+# of the interval resumes the games.
 # Needs root, a debug build (`swift build`), gcc and jq.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -47,12 +48,12 @@ stopped() { local a b; a=$(cpu "$1"); sleep 0.5; b=$(cpu "$1"); [ "$a" != gone ]
 # Whether a process is alive and gets CPU over half a second: a game that died is neither stopped nor running.
 running() { local a b; a=$(cpu "$1"); sleep 0.5; b=$(cpu "$1"); [ "$a" != gone ] && [ "$b" != gone ] && [ "$a" != "$b" ]; }
 
-# The policy: both games, 20 s today (10 h on every other day of the week) in a window that ends 80 s from now,
+# The policy: both games, 20 s today (10 h on every other day of the week) in a window that ends 150 s from now,
 # 10 s warning, freeze.
 TODAY=$(inside date +%a | tr 'A-Z' 'a-z')
 window_start=$(inside date -d "@$(( $(date +%s) - 60 ))" +%H:%M:%S)
-window_end=$(inside date -d "@$(( $(date +%s) + 80 ))" +%H:%M:%S)
-END_EPOCH=$(( $(date +%s) + 80 ))
+window_end=$(inside date -d "@$(( $(date +%s) + 150 ))" +%H:%M:%S)
+END_EPOCH=$(( $(date +%s) + 150 ))
 POLICY=/home/sbuser1/.config/screentime/policy.toml
 as_user mkdir -p /home/sbuser1/.config/screentime
 as_user sh -c "cat > $POLICY" <<POL
@@ -170,10 +171,25 @@ check "screentime policy check reports file:line:column" \
     sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- env HOME=/home/sbuser1 $BIN/screentime policy check 2>&1 | grep -q 'policy.toml:13:9: bad duration'"
 check "the games stay stopped under the old policy" both_stopped
 
+# screentime extra: Apple's "ignore limit", over D-Bus: an unknown limit is refused with the known ones, the games'
+# limit gets a minute more and both games run again; the report shows the grant.
+check "screentime extra refuses an unknown limit and names the policy's" sh -c \
+    "$SANDBOX run $NAME -- runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus \
+    $BIN/screentime extra --minutes 1 --limit chess 2>&1 | grep -q 'no limit named chess; its limits: games'"
+check "screentime extra --minutes 1 lifts the games' shield" sh -c \
+    "$SANDBOX run $NAME -- runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus \
+    $BIN/screentime extra --minutes 1 | grep -q '1 more minute today on games'"
+both_running() { running "$GAME_A" && running "$GAME_B"; }
+check "both games run again with the extra minute" wait_for 3 both_running
+T_EXTRA=$(date +%s)
+check "the games are stopped again once the extra minute is used" wait_for 70 both_stopped
+echo "stopped again $(( $(date +%s) - T_EXTRA )) s after the extra minute was granted"
+check "the report shows the extra minute" sh -c \
+    "$SANDBOX run $NAME -- runuser -u sbuser1 -- env HOME=/home/sbuser1 $BIN/screentime report --today --format json | jq -e '.extraTimeSeconds == 60'"
+
 # The end of the interval resumes them.
 REMAINING=$(( END_EPOCH - $(date +%s) ))
 [ $REMAINING -gt 0 ] && sleep "$REMAINING"
-both_running() { running "$GAME_A" && running "$GAME_B"; }
 check "the end of the interval resumes both games" wait_for 5 both_running
 
 as_user systemctl --user stop screentimed-2 || true

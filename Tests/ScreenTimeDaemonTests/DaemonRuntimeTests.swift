@@ -249,6 +249,37 @@ import UsageStore
         #expect(refused.contains { if case .log(.notice, "extra time refused: none left today", _) = $0 { true } else { false } })
     }
 
+    @Test func extraTimeAskedForLiftsOnlyAReachedLimitForThatTimeAndIsRecorded() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        var actions: [DaemonRuntime.Action] = []
+        let now = harness.now
+        // Before the limit: nothing to lift.
+        #expect(harness.runtime.grantExtraTime(.seconds(10), limit: nil, to: Self.user, at: now, into: &actions) == .failure(.notReached(nil)))
+        #expect(
+            harness.runtime.grantExtraTime(.seconds(10), limit: "chess", to: Self.user, at: now, into: &actions)
+                == .failure(.noSuchLimit("chess", known: ["games", "video"])))
+        _ = harness.use(Self.game, for: 22)
+        #expect(harness.shielded(Self.game))
+        #expect(
+            harness.runtime.grantExtraTime(.seconds(10), limit: "video", to: Self.user, at: harness.now, into: &actions)
+                == .failure(.notReached("video")))
+        // Reached: lifted for 10 s of the game's use, then shielded again; not counted against the shield's one grant.
+        #expect(harness.runtime.grantExtraTime(.seconds(10), limit: nil, to: Self.user, at: harness.now, into: &actions) == .success(["games"]))
+        _ = harness.runtime.handle(.wakeUp, at: harness.now)
+        #expect(!harness.shielded(Self.game))
+        var written = Self.writes(harness.use(Self.game, for: 5))
+        #expect(!harness.shielded(Self.game))
+        written += Self.writes(harness.use(Self.game, for: 6))
+        #expect(harness.shielded(Self.game))
+        written += Self.writes([harness.runtime.flush(at: harness.now)])
+        #expect(written.flatMap(\.grants).map(\.seconds) == [10])
+        #expect(written.flatMap(\.grants).map(\.reason) == ["screentime extra"])
+        harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
+        #expect(!harness.shielded(Self.game))
+    }
+
     @Test func theLedgerIsWrittenOncePerFlushIntervalWithTheSnapshotWhenUseCounted() throws {
         var harness = Harness()
         harness.handle(.restarted(nil))

@@ -46,12 +46,17 @@ public final class Bus: @unchecked Sendable {
     /// The C functions are `sd_bus_new(3)`, `sd_bus_set_address(3)`, `sd_bus_set_bus_client(3)` and
     /// `sd_bus_start(3)`; `sd_bus_unref(3)` on failure.
     public static func connect(address: String) throws(LinuxActivityError) -> Bus {
+        try open(address: address, monitor: false)
+    }
+
+    private static func open(address: String, monitor: Bool) throws(LinuxActivityError) -> Bus {
         var bus: OpaquePointer?
         var result = sd_bus_new(&bus)
         guard result >= 0, let bus else {
             throw LinuxActivityError(.bus, "cannot create a bus connection", errno: Errno(systemdResult: result))
         }
-        result = sd_bus_set_address(bus, address)
+        if monitor { result = sd_bus_set_monitor(bus, 1) }
+        if result >= 0 { result = sd_bus_set_address(bus, address) }
         if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
         if result >= 0 { result = sd_bus_start(bus) }
         guard result >= 0 else {
@@ -69,21 +74,7 @@ public final class Bus: @unchecked Sendable {
     /// The C functions are `sd_bus_new(3)`, `sd_bus_set_monitor(3)`, `sd_bus_set_address(3)`,
     /// `sd_bus_set_bus_client(3)` and `sd_bus_start(3)`.
     public static func monitor(address: String, rules: [String]) throws(LinuxActivityError) -> Bus {
-        var bus: OpaquePointer?
-        var result = sd_bus_new(&bus)
-        guard result >= 0, let bus else {
-            throw LinuxActivityError(.bus, "cannot create a bus connection", errno: Errno(systemdResult: result))
-        }
-        result = sd_bus_set_monitor(bus, 1)
-        if result >= 0 { result = sd_bus_set_address(bus, address) }
-        if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
-        if result >= 0 { result = sd_bus_start(bus) }
-        guard result >= 0 else {
-            sd_bus_unref(bus)
-            throw LinuxActivityError(
-                .bus, "cannot connect to the bus at \(address)", errno: Errno(systemdResult: result))
-        }
-        let monitor = Bus(handle: bus, peer: "the bus at \(address)")
+        let monitor = try open(address: address, monitor: true)
         _ = try monitor.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
             interface: "org.freedesktop.DBus.Monitoring", member: "BecomeMonitor",

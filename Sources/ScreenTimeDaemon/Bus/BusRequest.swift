@@ -11,6 +11,8 @@ public enum BusRequest: Hashable, Sendable {
     case status
     /// `Daemon1.Reload`: read the policy file again.
     case reload
+    /// `screentime extra`: more time today on a limit (empty: every limit that shields the caller now).
+    case grantExtraTime(limit: String, seconds: UInt32)
     /// `Authorization1.RequestAuthorization(member)`: `individual` or `child`.
     case requestAuthorization(member: String)
     /// `Authorization1.AuthorizationStatus`.
@@ -64,6 +66,9 @@ public enum BusRequest: Hashable, Sendable {
         switch (interface, member) {
         case (.daemon, "Status"): self = .status
         case (.daemon, "Reload"): self = .reload
+        case (.daemon, "GrantExtraTime"):
+            guard arguments.count == 2, case .uint32(let seconds) = arguments[1] else { throw Self.malformed(member) }
+            self = .grantExtraTime(limit: string(0), seconds: seconds)
         case (.authorization, "RequestAuthorization"): self = .requestAuthorization(member: string(0))
         case (.authorization, "AuthorizationStatus"): self = .authorizationStatus
         case (.authorization, "RevokeAuthorization"): self = .revokeAuthorization

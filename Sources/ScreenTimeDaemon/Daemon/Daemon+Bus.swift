@@ -43,6 +43,8 @@ extension Daemon: BusRequestHandler {
         case .reload:
             if let error = reload(at: now) { throw ScreenTimeBusError(.invalidPolicy, "\(error)") }
             return .nothing
+        case .grantExtraTime(let limit, let seconds):
+            return .texts(try grantExtraTime(limit: limit.isEmpty ? nil : limit, seconds: seconds, to: caller, at: now))
         case .applications:
             return .text(try BusJSON.encode(collector.catalog(for: caller.credentials.user).installedApps()))
         case .application(let id):
@@ -150,5 +152,32 @@ extension Daemon: BusRequestHandler {
             .callback(
                 user: call.client.user, client: call.client.app, callback: call.callback, activity: call.activity,
                 event: call.event ?? ""))
+    }
+}
+
+extension Daemon {
+    /// `GrantExtraTime`: in individual mode the caller grants themselves more time today, as Apple's "ignore limit";
+    /// in guardian mode more time is the guardian's to give, and the call is refused.
+    func grantExtraTime(limit: String?, seconds: UInt32, to caller: CallerProcess, at now: Now)
+        throws(ScreenTimeBusError) -> [String]
+    {
+        guard !settings.system else {
+            throw ScreenTimeBusError(
+                .notAuthorized, "a guardian's limits are theirs to lift: ask them for more time")
+        }
+        guard seconds > 0, seconds <= 24 * 3600 else {
+            throw ScreenTimeBusError(.invalidArgument, "extra time must be more than 0 and at most 24 hours")
+        }
+        var actions: [DaemonRuntime.Action] = []
+        let outcome = runtime.grantExtraTime(
+            .seconds(seconds), limit: limit, to: caller.credentials.user, at: now, into: &actions)
+        perform(actions)
+        switch outcome {
+        case .success(let limits):
+            enforce(at: now)
+            return limits
+        case .failure(let refusal):
+            throw ScreenTimeBusError(.invalidArgument, "\(refusal)")
+        }
     }
 }

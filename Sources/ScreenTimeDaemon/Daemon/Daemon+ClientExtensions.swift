@@ -76,7 +76,9 @@ extension Daemon {
         let logger = logger
         runClientExtension(of: client, executable, arguments: arguments, label: "shieldConfiguration") { outcome, printed in
             var text = fallback
-            if outcome.succeeded, let configuration = try? BusJSON.decode(ShieldText.Configuration.self, from: printed) {
+            // The configuration is the last line; whatever else the extension printed (its own logging) is not.
+            let last = printed.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+            if outcome.succeeded, let configuration = try? BusJSON.decode(ShieldText.Configuration.self, from: last) {
                 text = ShieldText(configuration, fallback: fallback)
             } else {
                 logger.warning(

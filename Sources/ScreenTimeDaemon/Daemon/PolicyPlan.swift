@@ -17,7 +17,8 @@ import ScreenTimeModel
 ///   the store `downtime.bedtime` shields every app except its allow list and the always-allowed apps. A downtime by
 ///   weekday is one activity and store per day, `downtime.bedtime.mon` … `downtime.bedtime.sun`, from that day's
 ///   `start`.
-/// - Extra time granted from a shield is the activity `extra.<limit>.<uid>.<n>`: from the grant to the end of the day,
+/// - Extra time granted (from a shield, or `screentime extra`) is the activity `extra.<limit>.<uid>.<ms>` (`ms`: the
+///   grant's time): from the grant to the end of the day,
 ///   for that user only, with one event whose threshold is the extra time; reaching it applies the limit's store
 ///   again.
 public struct PolicyPlan: Sendable {

@@ -180,18 +180,48 @@ extension DaemonRuntime {
                 return
             }
             grantsToday[key] = granted + 1
-            let local = Calendar.current.dateComponents(in: now.timeZone ?? TimeZone.current, from: now.date)
-            let registration = PolicyPlan.extraTime(
-                extra, after: limit, for: answer.user, number: granted + 1,
-                startingAt: (local.hour ?? 0, local.minute ?? 0, local.second ?? 0))
-            run(engine.handle(.startMonitoring(registration), at: now), at: now, into: &actions)
-            setStore(limit.store, of: answer.user, to: nil, at: now, into: &actions)
-            batch.grants.append(
-                ExtraTimeGrant(
-                    user: answer.user, target: limit.name, seconds: extra.components.seconds, grantedAt: now.date,
-                    reason: "asked from the shield"))
-            actions.append(.log(.notice, "extra time granted", ["limit": "\(limit.name)", "extra": "\(extra)"]))
+            grant(extra, after: limit, to: answer.user, reason: "asked from the shield", at: now, into: &actions)
         }
+    }
+
+    /// `screentime extra`: `extra` more time today for `user` on the limit named `name`, or, without a name, on
+    /// every limit that shields them now. Apple's "ignore limit": not counted against the shield's extra times.
+    /// Returns the limits granted, or why none was (no such limit, or the limit isn't reached).
+    mutating func grantExtraTime(
+        _ extra: Duration, limit name: String?, to user: UserID, at now: Now, into actions: inout [Action]
+    ) -> Result<[String], ExtraTimeRefusal> {
+        var reached: [PolicyPlan.Limit] = []
+        for limit in plan.limits where name == nil || limit.name == name {
+            if engine.settings(of: limit.store, for: user) != nil, !reached.contains(where: { $0.name == limit.name }) {
+                reached.append(limit)
+            }
+        }
+        if reached.isEmpty {
+            if let name, !plan.limits.contains(where: { $0.name == name }) {
+                return .failure(.noSuchLimit(name, known: Array(Set(plan.limits.map(\.name))).sorted()))
+            }
+            return .failure(.notReached(name))
+        }
+        for limit in reached { grant(extra, after: limit, to: user, reason: "screentime extra", at: now, into: &actions) }
+        return .success(reached.map(\.name))
+    }
+
+    /// Lifts `limit`'s shield for `user` until they have used `extra` more of its apps today, and records the grant.
+    private mutating func grant(
+        _ extra: Duration, after limit: PolicyPlan.Limit, to user: UserID, reason: String, at now: Now,
+        into actions: inout [Action]
+    ) {
+        // Named by the time of the grant: unique within the day, also across restarts that restore earlier grants.
+        let local = Calendar.current.dateComponents(in: now.timeZone ?? TimeZone.current, from: now.date)
+        let registration = PolicyPlan.extraTime(
+            extra, after: limit, for: user, number: Int(now.date.timeIntervalSince1970 * 1000),
+            startingAt: (local.hour ?? 0, local.minute ?? 0, local.second ?? 0))
+        run(engine.handle(.startMonitoring(registration), at: now), at: now, into: &actions)
+        setStore(limit.store, of: user, to: nil, at: now, into: &actions)
+        batch.grants.append(
+            ExtraTimeGrant(
+                user: user, target: limit.name, seconds: extra.components.seconds, grantedAt: now.date, reason: reason))
+        actions.append(.log(.notice, "extra time granted", ["limit": "\(limit.name)", "extra": "\(extra)", "reason": "\(reason)"]))
     }
 
     static func describe(_ duration: Duration) -> String {
@@ -199,5 +229,25 @@ extension DaemonRuntime {
         if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
         if seconds % 60 == 0 { return seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min" : "\(seconds / 60) min" }
         return "\(seconds) s"
+    }
+}
+
+/// Why `screentime extra` granted nothing.
+enum ExtraTimeRefusal: Error, Hashable, CustomStringConvertible {
+    /// The policy has no limit of that name.
+    case noSuchLimit(String, known: [String])
+    /// No limit (or not the one named) shields the user now: extra time starts once a limit is reached.
+    case notReached(String?)
+
+    var description: String {
+        switch self {
+        case .noSuchLimit(let name, let known):
+            "the policy has no limit named \(name)"
+                + (known.isEmpty ? "" : "; its limits: \(known.joined(separator: ", "))")
+        case .notReached(let name?):
+            "limit \(name) is not reached; extra time is for a limit that shields you"
+        case .notReached(nil):
+            "no limit shields you now; extra time is for a limit that does"
+        }
     }
 }
