@@ -23,7 +23,9 @@ struct DaemonOptions: ParsableArguments {
 
     /// Where the running daemon answers: the session bus, the system bus with --system, `$SCREENTIME_BUS_ADDRESS`
     /// over both.
-    var endpoint: DaemonConnection.Endpoint {
+    var endpoint: DaemonConnection.Endpoint { Self.endpoint(system: system) }
+
+    static func endpoint(system: Bool) -> DaemonConnection.Endpoint {
         ProcessInfo.processInfo.environment["SCREENTIME_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : .address($0) }
             ?? (system ? .system : .session)
     }
@@ -62,11 +64,14 @@ struct StatusCommand: AsyncParsableCommand {
         abstract: "Show each limit and downtime: used, remaining, next reset, shielded now.",
         discussion: """
             Asked of the running daemon over D-Bus (org.screentime.Daemon1.Status): the session bus's, or the \
-            system bus's with --system ($SCREENTIME_BUS_ADDRESS overrides both). Exits with 3 when screentimed is \
-            not running.
+            system bus's with --system ($SCREENTIME_BUS_ADDRESS overrides both). Each user sees their own limits; \
+            root sees every user's of the guardian daemon, or one user's with --user NAME (which implies --system). \
+            Exits with 3 when screentimed is not running.
             """)
 
     @OptionGroup var daemon: DaemonOptions
+
+    @OptionGroup var whose: UserOption
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
@@ -77,10 +82,12 @@ struct StatusCommand: AsyncParsableCommand {
     static let notRunningStatus: Int32 = 3
 
     func run() async throws {
-        let status: DaemonStatus
+        var status: DaemonStatus
+        let (user, settings) = try whose.resolve(daemon)
         do {
-            let text = try DaemonConnection(daemon.endpoint).callForString(.daemon, "Status")
+            let text = try DaemonConnection(DaemonOptions.endpoint(system: settings.system)).callForString(.daemon, "Status")
             status = try BusJSON.decode(DaemonStatus.self, from: text)
+            if whose.user != nil { status.rows.removeAll { $0.user != user.rawValue } }
         } catch {
             if error.code == .unavailable {
                 printError("screentimed is not running")
@@ -102,14 +109,17 @@ struct StatusCommand: AsyncParsableCommand {
         if let error = status.policyError { printText("  policy refused, the previous one stays in force:\n\(error)") }
         if let fault = status.storeFault { printText("  usage store: \(fault); enforcing from memory") }
         for path in status.movedAside { printText("  a damaged usage database was moved aside: \(path)") }
+        // Rows of several users (root, guardian mode) are named by their user.
+        let named = Set(status.rows.map(\.user)).count > 1 || whose.user != nil
         for row in status.rows {
             let when = row.nextReset.map { formatter.string(from: $0) } ?? "-"
+            let who = named ? (getpwuid(row.user).map { String(cString: $0.pointee.pw_name) } ?? "uid \(row.user)") + ": " : ""
             if row.kind == "limit" {
                 printText(
-                    "  limit \(row.name): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
+                    "  \(who)limit \(row.name): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
                         + "\(clock(row.remainingSeconds)) left, resets \(when)" + (row.shielded ? " · SHIELDED" : ""))
             } else {
-                printText("  downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
+                printText("  \(who)downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
             }
         }
     }

@@ -55,6 +55,14 @@ check "it runs in guardian mode as root" \
     inside sh -c 'journalctl -q -o cat -u screentimed.service | grep -q "ready .* ms after exec"'
 check "it owns org.screentime.ScreenTime1 on the system bus" wait_for 5 inside busctl --system status org.screentime.ScreenTime1
 
+# The guardian's view: root asks for one user's status (sbuser1 logged in on a tty); that user may not ask for
+# another's.
+"$SANDBOX" session "$NAME" --user sbuser1 --tty -- sleep infinity >/dev/null
+check "root's status --user names the user's limits" \
+    wait_for 5 inside sh -c 'screentime status --user sbuser1 | grep -q "sbuser1: limit "'
+check "a user asking for another user's status is refused (exit 4)" \
+    sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime status --user root >/dev/null 2>&1; [ \$? = 4 ]"
+
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'
 refused=f4789abd80854b44863ad88db589d382

@@ -39,7 +39,12 @@ extension Daemon: BusRequestHandler {
         throws(ScreenTimeBusError) -> BusAnswer
     {
         switch request {
-        case .status: return .text(try BusJSON.encode(status(at: now)))
+        case .status:
+            // In guardian mode each user sees their own rows; root sees everyone's.
+            var status = status(at: now)
+            let caller = caller.credentials.user.rawValue
+            if caller != 0 { status.rows.removeAll { $0.user != caller } }
+            return .text(try BusJSON.encode(status))
         case .reload:
             if let error = reload(at: now) { throw ScreenTimeBusError(.invalidPolicy, "\(error)") }
             return .nothing
