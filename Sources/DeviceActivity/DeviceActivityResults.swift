@@ -111,19 +111,23 @@ extension ActivitySegment {
         categoryNames: [String: String?]
     ) {
         var applicationsByCategory: [String: [ApplicationActivity]] = [:]
+        var names = categoryNames
         for (token, seconds) in summary.applicationSeconds {
             let label = labels[token]
+            let recorded = summary.applicationLabels?[token]
             let categoryToken = summary.applicationCategories?[token] ?? label?.categoryToken ?? ""
             let applicationToken = ApplicationToken(rawValue: token)
             guard filter.applications.isEmpty || filter.applications.contains(applicationToken),
                 filter.categories.isEmpty || filter.categories.contains(ActivityCategoryToken(rawValue: categoryToken))
             else { continue }
             var application = Application(token: applicationToken)
-            application.bundleIdentifier = label?.id
-            application.localizedDisplayName = label?.name
+            application.bundleIdentifier = label?.id ?? recorded?.id
+            application.localizedDisplayName = label?.name ?? recorded?.name
+            if (names[categoryToken] ?? nil) == nil {
+                names[categoryToken] = recorded.flatMap { ScreenTimeModel.ActivityCategory(rawValue: $0.category)?.displayName }
+            }
             let category = CategoryActivity.Category(
-                token: ActivityCategoryToken(rawValue: categoryToken),
-                localizedDisplayName: categoryNames[categoryToken] ?? nil)
+                token: ActivityCategoryToken(rawValue: categoryToken), localizedDisplayName: names[categoryToken] ?? nil)
             applicationsByCategory[categoryToken, default: []].append(
                 ApplicationActivity(
                     application: application, totalActivityDuration: seconds,
@@ -136,7 +140,7 @@ extension ActivitySegment {
             let sum = applications.reduce(0) { $0 + $1.totalActivityDuration }
             return CategoryActivity(
                 category: .init(
-                    token: ActivityCategoryToken(rawValue: token), localizedDisplayName: categoryNames[token] ?? nil),
+                    token: ActivityCategoryToken(rawValue: token), localizedDisplayName: names[token] ?? nil),
                 totalActivityDuration: filtered ? sum : summary.categorySeconds[token] ?? sum,
                 applications: DeviceActivityResults<ApplicationActivity>(
                     applications.sorted { $0.totalActivityDuration > $1.totalActivityDuration }))

@@ -42,15 +42,34 @@ public struct UsageSummary: Codable, Hashable, Sendable {
     public var applicationPickups: [String: Int]?
     /// Notifications each app sent, by application token (absent from older daemons).
     public var applicationNotifications: [String: Int]?
+    /// Each used app's id, name and category as the daemon recorded them when it saw the app, by application token:
+    /// also an app no desktop entry describes (a terminal program) or one since uninstalled (absent from older
+    /// daemons).
+    public var applicationLabels: [String: ApplicationLabel]?
+
+    /// An app as the daemon recorded it.
+    public struct ApplicationLabel: Codable, Hashable, Sendable {
+        public var id: String
+        public var name: String
+        /// The category's id (`games`, `web-browsers`).
+        public var category: String
+
+        public init(id: String, name: String, category: String) {
+            self.id = id
+            self.name = name
+            self.category = category
+        }
+    }
 
     /// A summary with every field given.
     public init(
         start: Date, end: Date, totalSeconds: Double, applicationSeconds: [String: Double],
         categorySeconds: [String: Double], pickups: Int, firstPickup: Date?, longestActivity: LongestActivity?,
         applicationCategories: [String: String]? = nil, applicationPickups: [String: Int]? = nil,
-        applicationNotifications: [String: Int]? = nil
+        applicationNotifications: [String: Int]? = nil, applicationLabels: [String: ApplicationLabel]? = nil
     ) {
         self.applicationNotifications = applicationNotifications
+        self.applicationLabels = applicationLabels
         self.applicationCategories = applicationCategories
         self.applicationPickups = applicationPickups
         self.start = start

@@ -208,11 +208,12 @@ extension Daemon {
         let report: UsageReport
         let details: (categories: [ApplicationToken: ActivityCategoryToken], pickups: [ApplicationToken: Int])
         let notifications: [ApplicationToken: Int]
+        let labels: [ApplicationToken: AppLabelRecord]
         do {
-            (report, details, notifications) = try ledger {
+            (report, details, notifications, labels) = try ledger {
                 (
                     try $0.report(for: user, from: start, to: end), try $0.applicationDetails(for: user, from: start, to: end),
-                    try $0.appNotificationCounts(for: user, from: start, to: end)
+                    try $0.appNotificationCounts(for: user, from: start, to: end), try $0.appLabels()
                 )
             }
         } catch {
@@ -232,7 +233,11 @@ extension Daemon {
             },
             applicationCategories: Dictionary(uniqueKeysWithValues: details.categories.map { ($0.key.rawValue, $0.value.rawValue) }),
             applicationPickups: Dictionary(uniqueKeysWithValues: details.pickups.map { ($0.key.rawValue, $0.value) }),
-            applicationNotifications: Dictionary(uniqueKeysWithValues: notifications.map { ($0.key.rawValue, $0.value) }))
+            applicationNotifications: Dictionary(uniqueKeysWithValues: notifications.map { ($0.key.rawValue, $0.value) }),
+            applicationLabels: Dictionary(
+                uniqueKeysWithValues: report.durationByApplication.keys.compactMap { token in
+                    labels[token].map { (token.rawValue, UsageSummary.ApplicationLabel(id: $0.appID, name: $0.name, category: $0.category)) }
+                }))
     }
 
     /// The hours, days or weeks (local time) that cover `from..<to`, each clipped to it.
