@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LinuxActivity
 import ScreenTimeBus
 
 /// `screentime extra`: more time today on a limit that shields you, Apple's "ignore limit".
@@ -28,8 +29,14 @@ struct ExtraCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let reply = try DaemonConnection(daemon.endpoint).call(
-                .daemon, "GrantExtraTime", [.string(limit ?? ""), .uint32(UInt32(minutes * 60))])
+            let arguments: [BusValue] = [.string(limit ?? ""), .uint32(UInt32(minutes * 60))]
+            let reply: [BusValue]
+            do {
+                reply = try DaemonConnection(daemon.endpoint).call(.daemon, "GrantExtraTime", arguments)
+            } catch where error.code == .unavailable && !daemon.system {
+                // No daemon of your own: a guardian's may limit you, and it says why it won't.
+                reply = try DaemonConnection(DaemonOptions.endpoint(system: true)).call(.daemon, "GrantExtraTime", arguments)
+            }
             guard case .array(_, let granted)? = reply.first else { return }
             let names = granted.compactMap(\.stringValue)
             printText("\(minutes) more minute\(minutes == 1 ? "" : "s") today on \(names.joined(separator: ", "))")

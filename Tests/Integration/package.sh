@@ -62,6 +62,8 @@ check "root's status --user names the user's limits" \
     wait_for 5 inside sh -c 'screentime status --user sbuser1 | grep -q "sbuser1: limit "'
 check "a user asking for another user's status is refused (exit 4)" \
     sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime status --user root >/dev/null 2>&1; [ \$? = 4 ]"
+check "a limited user's screentime extra is refused by the guardian daemon, with the reason" \
+    sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime extra --minutes 5 2>&1 | grep -q 'ask them for more time'"
 
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'
