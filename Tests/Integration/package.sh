@@ -55,15 +55,50 @@ check "it runs in guardian mode as root" \
     inside sh -c 'journalctl -q -o cat -u screentimed.service | grep -q "ready .* ms after exec"'
 check "it owns org.screentime.ScreenTime1 on the system bus" wait_for 5 inside busctl --system status org.screentime.ScreenTime1
 
-# The guardian's view: root asks for one user's status (sbuser1 logged in on a tty); that user may not ask for
-# another's.
-"$SANDBOX" session "$NAME" --user sbuser1 --tty -- sleep infinity >/dev/null
+# The guardian's view: root asks for one user's status (sbuser1 logged in, in a graphical session whose focus the
+# daemon can't read, so every app of the session counts); that user may not ask for another's.
+"$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :75 -- sleep infinity >/dev/null
 check "root's status --user names the user's limits" \
     wait_for 5 inside sh -c 'screentime status --user sbuser1 | grep -q "sbuser1: limit "'
 check "a user asking for another user's status is refused (exit 4)" \
     sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime status --user root >/dev/null 2>&1; [ \$? = 4 ]"
 check "a limited user's screentime extra is refused by the guardian daemon, with the reason" \
     sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime extra --minutes 5 2>&1 | grep -q 'ask them for more time'"
+
+# Shields the child cannot undo: a 5 s freeze limit on the game, started by the child's desktop in an app scope of
+# their own user manager. The guardian daemon moves it into a scope of the system manager in user-UID.slice and
+# freezes that: the child can neither write its cgroup.freeze nor move the game out, and SIGCONT buys nothing.
+inside sh -c 'printf "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"5s\"\nshield = \"freeze\"\n" \
+    > /etc/screentime/default.toml'
+as_child() {
+    inside runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus "$@"
+}
+as_child env GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-supertuxkart-4242.scope \
+    "$WORK/supertuxkart" >/dev/null 2>&1 &
+GAME=""
+wait_for 10 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -x supertuxkart)\" ]" || true
+GAME=$(inside pgrep -u sbuser1 -x supertuxkart | head -1)
+check "the child's game runs in their user manager's app scope" \
+    inside grep -q 'user@2001.service/app.slice/app-gnome-supertuxkart-4242.scope' "/proc/${GAME:-0}/cgroup"
+game_cgroup() { inside sh -c "sed -n 's/^0:://p' /proc/${GAME:-0}/cgroup"; }
+guarded() { game_cgroup | grep -q '^/user.slice/user-2001.slice/app-screentime-supertuxkart-.*\.scope$'; }
+check "at the limit the game is moved into a root-owned scope of user-2001.slice" wait_for 20 guarded
+SCOPE=/sys/fs/cgroup$(game_cgroup)
+check "that scope is frozen" wait_for 3 inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+check "the scope belongs to root" test "$(inside stat -c %U "$SCOPE/cgroup.freeze")" = root
+check "the child cannot thaw it (cgroup.freeze)" sh -c "! $SANDBOX run $NAME -- runuser -u sbuser1 -- sh -c 'echo 0 > $SCOPE/cgroup.freeze' 2>/dev/null"
+check "the child cannot move the game out of it" sh -c \
+    "! $SANDBOX run $NAME -- runuser -u sbuser1 -- sh -c 'echo $GAME > /sys/fs/cgroup/user.slice/user-2001.slice/user@2001.service/app.slice/cgroup.procs' 2>/dev/null"
+ticks() { inside awk '{print $14 + $15}' "/proc/${GAME:-0}/stat"; }
+BEFORE=$(ticks)
+as_child sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do kill -CONT '"${GAME:-0}"'; sleep 0.01; done' || true
+AFTER=$(ticks)
+echo "game under a 3 s SIGCONT loop: $((AFTER - BEFORE)) ticks"
+check "a 3 s SIGCONT loop gets the game no CPU (<= 5 ticks)" test $((AFTER - BEFORE)) -le 5
+check "status --user shows the child's limit shielded" inside sh -c 'screentime status --user sbuser1 | grep -q "sbuser1: limit games: .*SHIELDED"'
+inside systemctl restart screentimed.service
+sleep 2
+check "the game stays frozen over a restart of the guardian daemon" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
 
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'

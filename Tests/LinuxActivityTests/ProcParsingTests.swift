@@ -51,6 +51,16 @@ import Testing
         #expect(!group.isInAppSlice)
     }
 
+    @Test func aScopeTheGuardianMadeHoldsTheUsersApps() throws {
+        // A shielded app moved by the guardian daemon into a root-owned scope of the user's slice is still theirs.
+        let group = try #require(
+            ControlGroup(parsing: "0::/user.slice/user-1001.slice/app-screentime-supertuxkart-4242.scope\n"))
+        #expect(group.isInAppSlice)
+        #expect(group.sliceOwner == 1001)
+        #expect(!group.isInUserManager)
+        #expect(group.sessionScope == nil)
+    }
+
     @Test func hybridPrefersTheUnifiedLine() throws {
         let text = """
             12:pids:/user.slice/user-1000.slice/session-c2.scope

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ScreenTimeModel
 import Testing
 
 @testable import ScreenTimeDaemon
@@ -53,5 +54,20 @@ import Testing
         unlink(link)
         symlink(elsewhere, link)
         #expect(Policy.guardianFileProblem(at: link)?.hasPrefix("the folder \(writable) is writable") == true)
+    }
+}
+
+/// In guardian mode only the scopes the system manager made for a shield are frozen in place; everything else is
+/// moved into one first.
+@Suite struct GuardianScopeTests {
+    @Test func onlyARootScopeOfTheUsersSliceIsTrusted() {
+        let user = ScreenTimeModel.UserID(1001)
+        #expect(Daemon.isGuardianScope("/user.slice/user-1001.slice/app-screentime-supertuxkart-42.scope", of: user))
+        // The user's own app scope: they can write its cgroup.freeze.
+        #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/user@1001.service/app.slice/app-screentime-x-1.scope", of: user))
+        #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/user@1001.service/app.slice/app-gnome-game-1.scope", of: user))
+        // Another user's, and a name that only looks like one.
+        #expect(!Daemon.isGuardianScope("/user.slice/user-1002.slice/app-screentime-supertuxkart-42.scope", of: user))
+        #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/session-3.scope", of: user))
     }
 }

@@ -7,7 +7,8 @@ public struct ControlGroup: Hashable, Sendable {
     public let sessionScope: String?
     /// The uid whose user manager (`user@UID.service`) or `user-UID.slice` holds this cgroup, if any.
     public let sliceOwner: UInt32?
-    /// Whether the cgroup lies in a user manager's `app.slice`, where desktops start apps.
+    /// Whether the cgroup holds the user's apps: it lies in a user manager's `app.slice`, where desktops start apps,
+    /// or it is a scope the guardian daemon moved a shielded app into (`user-UID.slice/app-screentime-….scope`).
     public let isInAppSlice: Bool
 
     public init(path: String) {
@@ -23,7 +24,7 @@ public struct ControlGroup: Hashable, Sendable {
                 sliceOwner = UInt32(text.dropFirst(5).dropLast(8)) ?? sliceOwner
             } else if sliceOwner == nil, text.hasPrefix("user-"), text.hasSuffix(".slice") {
                 sliceOwner = UInt32(text.dropFirst(5).dropLast(6))
-            } else if text == "app.slice" {
+            } else if text == "app.slice" || (text.hasPrefix("app-screentime-") && text.hasSuffix(".scope")) {
                 isInAppSlice = true
             }
         }

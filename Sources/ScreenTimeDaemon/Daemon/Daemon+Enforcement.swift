@@ -23,9 +23,18 @@ extension Daemon {
                         guard let entry = table.entries[pid], entry.user == user else { continue }
                         desired[app] = runtime.mode(for: (label.token, label.categoryToken), app: app)
                         let path = entry.controlGroup?.path
-                        let cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-                        // Only the service manager's own tree can be rearranged; the daemon's own unit never is.
-                        let confinable = path.map { $0.contains(manager) && !$0.contains("/screentimed.service") } ?? false
+                        let cgroup: CgroupPath?
+                        let confinable: Bool
+                        if settings.system {
+                            // Everything under user@UID.service is the user's to write (cgroup.freeze, cgroup.procs):
+                            // every process is moved into a scope of the system manager, which only root can change.
+                            cgroup = path.flatMap { Self.isGuardianScope($0, of: user) ? CgroupPath($0) : nil }
+                            confinable = path.map { !$0.contains("/screentimed.service") } ?? false
+                        } else {
+                            cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+                            // Only the service manager's own tree can be rearranged; the daemon's own unit never is.
+                            confinable = path.map { $0.contains(manager) && !$0.contains("/screentimed.service") } ?? false
+                        }
                         observed[app, default: []].append(
                             ObservedProcess(entry.identity, ownCgroup: cgroup, confinable: confinable))
                     }
@@ -36,6 +45,16 @@ extension Daemon {
         }
         guard let (_, _, desired, observed) = enforcementInputs else { return }
         report(enforcer.apply(desired: desired, observed: observed, at: ContinuousClock.now))
+    }
+
+    /// Whether `path` is a scope the guardian daemon had the system manager make for a shielded process of `user`
+    /// (`/user.slice/user-UID.slice/app-screentime-….scope`): root's, so the user can neither thaw it nor move a
+    /// process out of it.
+    static func isGuardianScope(_ path: String, of user: UserID) -> Bool {
+        let prefix = "/user.slice/user-\(user.rawValue).slice/"
+        guard path.hasPrefix(prefix) else { return false }
+        let leaf = path.dropFirst(prefix.count)
+        return leaf.hasPrefix(ServiceManagerConfiner.scopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
     }
 
     /// Between ticks, while shielded processes are held by `SIGSTOP` alone: stops again any that a `SIGCONT` resumed,

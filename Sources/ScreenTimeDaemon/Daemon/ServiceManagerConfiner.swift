@@ -9,13 +9,19 @@ import ScreenTimeModel
 ///
 /// The call is `org.freedesktop.systemd1.Manager.StartTransientUnit` with `PIDs=`; the scope is named
 /// `app-screentime-APP-PID.scope`, so that it reads as the app's own cgroup. A user manager can move only processes
-/// of its own tree, never those of a login session's scope.
+/// of its own tree, never those of a login session's scope. The system manager (guardian mode) moves any process,
+/// into a scope in the user's `user-UID.slice`: root's, so the user can neither write its `cgroup.freeze` nor move a
+/// process out of it (that takes write access to `user-UID.slice` itself), and still the user's, so the collector
+/// counts its processes as the user's apps.
 ///
 /// Used by the engine loop's thread alone (the bus connection is opened on first use there).
 final class ServiceManagerConfiner: ProcessConfiner {
     private let logger: Logger
     private var bus: Bus?
     private let systemMode: Bool
+
+    /// What the name of every scope it makes begins with.
+    static let scopePrefix = "app-screentime-"
 
     init(system: Bool, logger: Logger) {
         self.systemMode = system
@@ -25,12 +31,17 @@ final class ServiceManagerConfiner: ProcessConfiner {
     func confine(_ process: ProcessIdentity, app: AppID) throws(EnforcementError) -> CgroupPath? {
         guard let status = ProcessStatus.read(process.pid), status.startTime == process.startTime else { return nil }
         let bus = try connection()
-        let name = "app-screentime-\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
-        let properties: [BusValue] = [
+        let name = Self.scopePrefix + "\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
+        var properties: [BusValue] = [
             .structure([.string("PIDs"), .variant(.array(elementSignature: "u", [.uint32(UInt32(process.pid.rawValue))]))]),
             .structure([.string("Description"), .variant(.string("\(app.rawValue), shielded by Screen Time"))]),
             .structure([.string("CollectMode"), .variant(.string("inactive-or-failed"))]),
         ]
+        if systemMode {
+            var owner = stat()
+            guard stat("/proc/\(process.pid.rawValue)", &owner) == 0 else { return nil }
+            properties.append(.structure([.string("Slice"), .variant(.string("user-\(owner.st_uid).slice"))]))
+        }
         do {
             _ = try bus.call(
                 destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
