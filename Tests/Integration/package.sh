@@ -68,7 +68,7 @@ check "a limited user's screentime extra is refused by the guardian daemon, with
 # Shields the child cannot undo: a 5 s freeze limit on the game, started by the child's desktop in an app scope of
 # their own user manager. The guardian daemon moves it into a scope of the system manager in user-UID.slice and
 # freezes that: the child can neither write its cgroup.freeze nor move the game out, and SIGCONT buys nothing.
-inside sh -c 'printf "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"5s\"\nshield = \"freeze\"\n" \
+inside sh -c 'printf "always_allowed = [\"org.gnome.Calculator\"]\n[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"5s\"\nshield = \"freeze\"\n" \
     > /etc/screentime/default.toml'
 as_child() {
     inside runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus "$@"
@@ -99,6 +99,21 @@ check "status --user shows the child's limit shielded" inside sh -c 'screentime 
 inside systemctl restart screentimed.service
 sleep 2
 check "the game stays frozen over a restart of the guardian daemon" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+# The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
+# always-allowed calculator, or through the dynamic loader, it is the game, and frozen within a second or so.
+LOADER=$(inside sh -c 'ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -1')
+as_child env GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-org.gnome.Calculator-77.scope \
+    "$WORK/supertuxkart" >/dev/null 2>&1 &
+as_child env GAME_MODE=busy "$LOADER" "$WORK/supertuxkart" >/dev/null 2>&1 &
+newer_games() { inside pgrep -u sbuser1 -x supertuxkart | grep -vx "$GAME"; inside pgrep -u sbuser1 -f "^$LOADER"; }
+sleep 3
+for pid in $(newer_games | sort -u); do
+    cgroup=$(inside sh -c "sed -n 's/^0:://p' /proc/$pid/cgroup")
+    before=$(inside awk '{print $14 + $15}' "/proc/$pid/stat"); sleep 1; after=$(inside awk '{print $14 + $15}' "/proc/$pid/stat")
+    echo "new game $pid ($(inside cat /proc/$pid/cmdline | tr '\0' ' ')): $((after - before)) ticks in 1 s, in $cgroup"
+    check "a game started as $(inside cat /proc/$pid/cmdline | tr '\0' ' ' | cut -c1-60) is frozen" test $((after - before)) -le 1
+done
+check "both new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 2
 
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'

@@ -97,6 +97,48 @@ import Testing
         #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("mygame.sh"), source: .script))
     }
 
+    @Test func aProgramRunThroughTheDynamicLoaderIsNamedByTheProgram() throws {
+        let loader = try #require(
+            ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"].first { (path: String) in access(path, X_OK) == 0 })
+        let directory = "/tmp/st-loader-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        try copyFile("/bin/sleep", to: "\(directory)/supertuxkart")
+        let pid = try spawn([loader, "\(directory)/supertuxkart", "600"])
+        defer { stop([pid]) }
+        usleep(100_000)
+        let table = resolvedTable(waitingFor: pid, index: DesktopEntryIndex(entries: []))
+        #expect(table.entries[ProcessID(pid)]?.executable.map { AppResolver.isDynamicLoader(baseName($0)) } == true)
+        #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
+    }
+
+    @Test func aGuardianTrustsAScopesNameOnlyForTheProgramOfItsApp() throws {
+        let directory = "/tmp/st-scope-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        try copyFile("/bin/sleep", to: "\(directory)/supertuxkart")
+        let pid = try spawn(["\(directory)/supertuxkart", "600"])
+        defer { stop([pid]) }
+        usleep(100_000)
+        let table = resolvedTable(waitingFor: pid, index: DesktopEntryIndex(entries: []))
+        var entry = try #require(table.entries[ProcessID(pid)])
+        let calculator = try #require(
+            DesktopEntry(id: "org.gnome.Calculator", parsing: "[Desktop Entry]\nName=Calculator\nExec=gnome-calculator\n"))
+        let index = DesktopEntryIndex(entries: [calculator])
+        let manager = "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+        // The game started in a scope named after the calculator, an always-allowed app.
+        entry.controlGroup = ControlGroup(path: manager + "app-gnome-org.gnome.Calculator-7.scope")
+        #expect(AppResolver().resolve(entry, parent: nil, desktopEntries: index)?.id == AppID("org.gnome.Calculator"))
+        #expect(
+            AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
+        // In a scope of its own name the game keeps its unit's identity.
+        entry.controlGroup = ControlGroup(path: manager + "app-gnome-supertuxkart-8.scope")
+        #expect(
+            AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("supertuxkart"), source: .unit))
+    }
+
     @Test func aReusedOrReExecutedPidIsReadAgain() throws {
         let pid = try spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
         defer { stop([pid]) }

@@ -22,6 +22,9 @@ public final class Collector {
         /// `XDG_DATA_DIRS`, `XDG_CONFIG_HOME`, the locale); nil for this process's own. Other users' catalogs use
         /// their home's defaults.
         public var environment: [String: String]?
+        /// Whether a systemd unit's name alone says which app runs in it (`AppResolver.trustsUnitNames`): false for a
+        /// guardian, whose limited users name their own scopes.
+        public var trustsUnitNames = true
         public init() {}
     }
 
@@ -81,7 +84,7 @@ public final class Collector {
         self.configuration = configuration
         self.tokenizer = tokenizer
         table = ProcessTable(procRoot: configuration.procRoot)
-        resolver = AppResolver(procRoot: configuration.procRoot)
+        resolver = AppResolver(procRoot: configuration.procRoot, trustsUnitNames: configuration.trustsUnitNames)
         terminalAccessTimes = TerminalAccessTimes(devRoot: configuration.devRoot)
         let own = (try? String(contentsOfFile: configuration.procRoot + "/self/cgroup", encoding: .utf8))
             .flatMap(ControlGroup.init(parsing:))

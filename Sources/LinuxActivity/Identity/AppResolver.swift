@@ -7,18 +7,28 @@ import ScreenTimeModel
 public struct AppResolver: Sendable {
     /// The procfs mount, for `/.flatpak-info` and a relative script's working directory.
     public var procRoot: String
+    /// Whether a systemd unit's name alone says which app runs in it. A guardian can't let it: the limited user
+    /// names the scopes they start (`systemd-run --user --scope --unit=app-gnome-org.gnome.Calculator-1.scope game`),
+    /// so a unit's app holds only for a process whose program is that app's.
+    public var trustsUnitNames: Bool
 
-    public init(procRoot: String = "/proc") {
+    public init(procRoot: String = "/proc", trustsUnitNames: Bool = true) {
         self.procRoot = procRoot
+        self.trustsUnitNames = trustsUnitNames
     }
 
     /// The app of `entry`, given the app of its parent (already resolved: parents are older) and the desktop
     /// entries of the process's user. Nil for kernel threads.
     public func resolve(_ entry: ProcessEntry, parent: ResolvedApp?, desktopEntries: DesktopEntryIndex) -> ResolvedApp? {
         if entry.isKernelThread { return nil }
+        let program = program(of: entry)
         if let path = entry.controlGroup?.path {
             for unit in path.split(separator: "/").reversed() {
-                if let id = UnitName.appID(of: unit) { return ResolvedApp(id: id, source: .unit) }
+                guard let id = UnitName.appID(of: unit) else { continue }
+                if trustsUnitNames || program.map({ runs(id, $0.path, desktopEntries) }) ?? false {
+                    return ResolvedApp(id: id, source: .unit)
+                }
+                break
             }
         }
         // Inside a flatpak sandbox the executable lives under /app or /usr of the runtime; only then is
@@ -28,7 +38,6 @@ public struct AppResolver: Sendable {
         {
             return ResolvedApp(id: id, source: .flatpak)
         }
-        let program = program(of: entry)
         if let program, let desktopEntry = desktopEntries.entry(forExecutable: program.path) {
             return ResolvedApp(id: AppID(desktopEntry.id), source: .desktopEntry)
         }
@@ -37,11 +46,22 @@ public struct AppResolver: Sendable {
         return nil
     }
 
-    /// The file the process runs: the interpreter's script when the executable is an interpreter running one, else the
+    /// Whether `program` is the app `id`'s: its desktop entry's executable, or, for an app named by its executable,
+    /// that executable.
+    private func runs(_ id: AppID, _ program: String, _ desktopEntries: DesktopEntryIndex) -> Bool {
+        if let desktopEntry = desktopEntries.entry(forExecutable: program) { return desktopEntry.id == id.rawValue }
+        return baseName(program) == id.rawValue
+    }
+
+    /// The file the process runs: the interpreter's script when the executable is an interpreter running one, the
+    /// program the dynamic loader loaded when it was run through the loader (`ld.so /usr/bin/game`), else the
     /// executable. Falls back to argv[0] when `/proc/PID/exe` is unreadable (another user's process, not root).
     func program(of entry: ProcessEntry) -> (path: String, isScript: Bool)? {
         let executable = entry.executable ?? entry.arguments.first.flatMap { $0.isEmpty ? nil : $0 }
         guard let executable else { return nil }
+        if Self.isDynamicLoader(baseName(executable)), let loaded = loadedProgram(of: entry, loader: executable) {
+            return (loaded, false)
+        }
         if ProgramResolver.isInterpreter(baseName(executable)),
             let script = ProgramResolver.script(arguments: entry.arguments)
         {
@@ -69,4 +89,49 @@ public struct AppResolver: Sendable {
         }
         return nil
     }
+}
+
+extension AppResolver {
+    /// Whether `name` is the dynamic loader's (`ld-linux-x86-64.so.2`, `ld-linux-aarch64.so.1`, `ld.so`), which runs
+    /// any program given to it as an argument.
+    static func isDynamicLoader(_ name: String) -> Bool {
+        name == "ld.so" || (name.hasPrefix("ld-linux") && name.contains(".so"))
+    }
+
+    /// The program a process run through the dynamic loader runs, as the process maps it (`/proc/PID/maps`): the
+    /// loader's program argument when that file is mapped (`ld.so [--option …] PROGRAM`), else the last file mapped
+    /// below the loader (it maps the program first, top-down, libraries and data files below). Nil when the maps
+    /// can't be read or the loader has mapped nothing yet.
+    func loadedProgram(of entry: ProcessEntry, loader: String) -> String? {
+        guard let maps = FileSystem.readBytes("\(procRoot)/\(entry.pid.rawValue)/maps") else { return nil }
+        let loaderPath = FileSystem.realPath(loader) ?? loader
+        var mapped: [String] = []
+        var belowLoader: String?
+        for line in maps.split(separator: UInt8(ascii: "\n")) {
+            // address perms offset dev inode path: the path starts at the first `/` after the five fields.
+            guard let slash = line.firstIndex(of: UInt8(ascii: "/")) else { continue }
+            let path = String(decoding: line[slash...], as: UTF8.self)
+            if path == loader || path == loaderPath {
+                if belowLoader == nil { belowLoader = mapped.last }
+                continue
+            }
+            if !path.hasSuffix(" (deleted)") { mapped.append(path) }
+        }
+        var arguments = entry.arguments.dropFirst()
+        while let argument = arguments.first, argument.hasPrefix("--") {
+            arguments.removeFirst()
+            if Self.loaderOptionsWithValue.contains(argument) { arguments = arguments.dropFirst() }
+        }
+        if let named = arguments.first {
+            let path = named.hasPrefix("/") ? named : (FileSystem.readLink("\(procRoot)/\(entry.pid.rawValue)/cwd") ?? "") + "/" + named
+            let real = FileSystem.realPath(path) ?? path
+            if mapped.contains(real) { return real }
+        }
+        return belowLoader
+    }
+
+    /// The loader's options that take a value (`ld.so --help`).
+    static let loaderOptionsWithValue: Set<String> = [
+        "--library-path", "--preload", "--audit", "--argv0", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask",
+    ]
 }
