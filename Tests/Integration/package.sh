@@ -4,7 +4,7 @@
 # logind (logind-sandbox.sh) gives the binaries of its version, the man pages, the units, a system unit whose
 # `systemd-analyze security` exposure is at most 3.0, a guardian daemon that stays down without a policy and is
 # ready once /etc/screentime/default.toml exists, its name on the system bus, a refused policy explained by the
-# journal's catalog, and a removal that stops it.
+# journal's catalog, and a removal that stops it; and guardian shields a limited user cannot undo or sidestep.
 # Needs root (the container, apt inside it).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
