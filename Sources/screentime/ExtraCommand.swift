@@ -41,12 +41,7 @@ struct ExtraCommand: AsyncParsableCommand {
             let names = granted.compactMap(\.stringValue)
             printText("\(minutes) more minute\(minutes == 1 ? "" : "s") today on \(names.joined(separator: ", "))")
         } catch {
-            if error.code == .unavailable {
-                printError("screentimed is not running")
-                throw ExitCode(StatusCommand.notRunningStatus)
-            }
-            printError("screentime extra: \(error.message)")
-            throw ExitCode(1)
+            throw StatusCommand.exit(for: error, in: "screentime extra")
         }
     }
 }

@@ -81,6 +81,17 @@ struct StatusCommand: AsyncParsableCommand {
     /// The exit status when no daemon answers.
     static let notRunningStatus: Int32 = 3
 
+    /// Says why the daemon did not answer `command` and gives its exit status: `screentimed is not running` and 3
+    /// (systemctl's convention) when it is not reachable, the daemon's refusal and 1 otherwise.
+    static func exit(for error: ScreenTimeBusError, in command: String) -> ExitCode {
+        if error.code == .unavailable {
+            printError("screentimed is not running")
+            return ExitCode(notRunningStatus)
+        }
+        printError("\(command): \(error.message)")
+        return ExitCode(1)
+    }
+
     func run() async throws {
         var status: DaemonStatus
         let (user, settings) = try whose.resolve(daemon)
@@ -89,12 +100,7 @@ struct StatusCommand: AsyncParsableCommand {
             status = try BusJSON.decode(DaemonStatus.self, from: text)
             if whose.user != nil { status.rows.removeAll { $0.user != user.rawValue } }
         } catch {
-            if error.code == .unavailable {
-                printError("screentimed is not running")
-                throw ExitCode(Self.notRunningStatus)
-            }
-            printError("screentime: \(error)")
-            throw ExitCode(1)
+            throw Self.exit(for: error, in: "screentime status")
         }
         if json {
             let encoder = JSONEncoder()
