@@ -5,8 +5,6 @@ import ScreenTimeModel
 import UsageStore
 
 extension Daemon {
-    /// Hands the runtime the labels of the apps in `snapshot` (in front or running) when the collector's sessions
-    /// or apps may have changed since the last call; the runtime keeps the new ones in the store.
     /// Records the notifications apps sent since the last tick, each for the app that sent it: the sending process's
     /// app as the collector resolves it, or, when it is gone, the app its `desktop-entry` hint names (if installed).
     func recordAppNotifications(at now: Now) {
@@ -36,6 +34,8 @@ extension Daemon {
         perform(runtime.handle(.appNotificationsSeen(records), at: now))
     }
 
+    /// Hands the runtime the labels of the apps in `snapshot` (in front or running) when the collector's sessions
+    /// or apps may have changed since the last call; the runtime keeps the new ones in the store.
     func noteApps(in snapshot: ActivitySnapshot, at now: Now) {
         guard labelledRevision != collector.snapshotRevision else { return }
         labelledRevision = collector.snapshotRevision
