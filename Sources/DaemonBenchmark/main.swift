@@ -35,7 +35,8 @@ guard getuid() == 0 else {
     exit(0)
 }
 let seconds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 60
-let directory = "/tmp/screentime-bench-\(getpid())"
+// In /run, root's: a guardian daemon refuses a policy in a folder others may write (such as /tmp).
+let directory = "/run/screentime-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 try "while :; do :; done\n".write(toFile: directory + "/benchgame.sh", atomically: true, encoding: .utf8)
 chmod(directory, 0o755)

@@ -171,7 +171,15 @@ public final class Enforcer {
                 guard let confiner, let freezer else {
                     return .failed(EnforcementError(.confineFailed, "moving \(process) into a scope: no service manager"))
                 }
-                guard let cgroup = try confiner.confine(process, app: app) else { return .gone }
+                let cgroup: CgroupPath?
+                do {
+                    cgroup = try confiner.confine(process, app: app)
+                } catch {
+                    // Held at once all the same: stopped, as a process that can't be moved is from now on.
+                    _ = try? signaller.send(.suspend, to: process, seenAlive: seen.contains(process))
+                    return .failed(error)
+                }
+                guard let cgroup else { return .gone }
                 // Frozen at once, so the move opens no window; a freeze that fails is retried by the next tick.
                 _ = try? freezer.freeze(cgroup, timeout: freezeTimeout)
                 return .confined(cgroup)

@@ -174,7 +174,9 @@ public struct ShieldStateMachine: Sendable {
             state.confined[process] = cgroup
             state.frozen.insert(cgroup)
         case (.confine(let process, _), .failed):
+            // The enforcer stopped it instead (`SIGSTOP`); it is held that way from now on.
             state.unconfinable.insert(process)
+            state.stopped.insert(process)
         case (.confine, _):
             return
         case (.freeze, .failed(let error)) where error.code == .freezeTimedOut:

@@ -68,6 +68,8 @@ import Testing
         let observed = [game: [ObservedProcess(shared, confinable: true)]]
         let first = machine.tick(desired: [game: .freeze], observed: observed, at: start)
         machine.record(.failed(EnforcementError(.confineFailed, "refused")), of: first[0])
+        // The enforcer stopped it when the move failed: it is held (and rechecked) from then on.
+        #expect(machine.trackedProcesses.contains(shared))
         let second = machine.tick(desired: [game: .freeze], observed: observed, at: start + .seconds(1))
         #expect(second == [.signal(.suspend, shared, app: game)])
     }
