@@ -100,12 +100,18 @@ inside systemctl restart screentimed.service
 sleep 2
 check "the game stays frozen over a restart of the guardian daemon" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
 # The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
-# always-allowed calculator, or through the dynamic loader, it is the game, and frozen within a second or so.
+# always-allowed calculator, through the dynamic loader, or as a copy under another name, it is the game, and frozen
+# within a second or so.
 LOADER=$(inside sh -c 'ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -1')
 as_child env GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-org.gnome.Calculator-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_child env GAME_MODE=busy "$LOADER" "$WORK/supertuxkart" >/dev/null 2>&1 &
-newer_games() { inside pgrep -u sbuser1 -x supertuxkart | grep -vx "$GAME"; inside pgrep -u sbuser1 -f "^$LOADER"; }
+inside install -m 755 "$WORK/supertuxkart" /usr/local/bin/notes
+as_child env GAME_MODE=busy /usr/local/bin/notes >/dev/null 2>&1 &
+newer_games() {
+    inside pgrep -u sbuser1 -x supertuxkart | grep -vx "$GAME"; inside pgrep -u sbuser1 -f "^$LOADER"
+    inside pgrep -u sbuser1 -x notes
+}
 sleep 3
 for pid in $(newer_games | sort -u); do
     cgroup=$(inside sh -c "sed -n 's/^0:://p' /proc/$pid/cgroup")
@@ -113,7 +119,8 @@ for pid in $(newer_games | sort -u); do
     echo "new game $pid ($(inside cat /proc/$pid/cmdline | tr '\0' ' ')): $((after - before)) ticks in 1 s, in $cgroup"
     check "a game started as $(inside cat /proc/$pid/cmdline | tr '\0' ' ' | cut -c1-60) is frozen" test $((after - before)) -le 1
 done
-check "both new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 2
+check "all three new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 3
+inside rm -f /usr/local/bin/notes
 
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'

@@ -139,6 +139,34 @@ import Testing
                 == ResolvedApp(id: AppID("supertuxkart"), source: .unit))
     }
 
+    @Test func aCopyOrAHardLinkOfAWatchedAppsProgramIsThatApp() throws {
+        let directory = "/tmp/st-contents-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        try copyFile("/bin/sleep", to: "\(directory)/supertuxkart")
+        try copyFile("/bin/sleep", to: "\(directory)/homework")
+        link("\(directory)/supertuxkart", "\(directory)/calculator")
+        try copyFile("/usr/bin/tail", to: "\(directory)/other")
+        let game = try spawn(["\(directory)/supertuxkart", "600"])
+        let copy = try spawn(["\(directory)/homework", "600"])
+        let hardLink = try spawn(["\(directory)/calculator", "600"])
+        let other = try spawn(["\(directory)/other", "-f", "/dev/null"])
+        defer { stop([game, copy, hardLink, other]) }
+        usleep(100_000)
+        let contents = ProgramContents(procRoot: "/proc")
+        let named = { (name: String) in ResolvedApp(id: AppID(name), source: .executable) }
+        // Nothing watched: names stand.
+        #expect(contents.check(named("homework"), pid: ProcessID(copy)) == named("homework"))
+        contents.watched = [AppID("supertuxkart")]
+        #expect(contents.check(named("supertuxkart"), pid: ProcessID(game)) == named("supertuxkart"))
+        #expect(contents.check(named("homework"), pid: ProcessID(copy)) == named("supertuxkart"))
+        #expect(contents.check(named("calculator"), pid: ProcessID(hardLink)) == named("supertuxkart"))
+        #expect(contents.check(named("other"), pid: ProcessID(other)) == named("other"))
+        // An app known by its desktop entry or unit keeps that identity.
+        let byEntry = ResolvedApp(id: AppID("org.example.Homework"), source: .desktopEntry)
+        #expect(contents.check(byEntry, pid: ProcessID(copy)) == byEntry)
+    }
+
     @Test func aReusedOrReExecutedPidIsReadAgain() throws {
         let pid = try spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
         defer { stop([pid]) }

@@ -37,6 +37,8 @@ public final class Collector {
     public let configuration: Configuration
     public let table: ProcessTable
     let resolver: AppResolver
+    /// Programs known by their content (guardian mode): see `knowProgramsByContent(of:)`.
+    let programContents: ProgramContents
     let logind: Logind?
     let tokenizer: Tokenizer
     /// Why logind is not used, or nil.
@@ -85,6 +87,7 @@ public final class Collector {
         self.tokenizer = tokenizer
         table = ProcessTable(procRoot: configuration.procRoot)
         resolver = AppResolver(procRoot: configuration.procRoot, trustsUnitNames: configuration.trustsUnitNames)
+        programContents = ProgramContents(procRoot: configuration.procRoot)
         terminalAccessTimes = TerminalAccessTimes(devRoot: configuration.devRoot)
         let own = (try? String(contentsOfFile: configuration.procRoot + "/self/cgroup", encoding: .utf8))
             .flatMap(ControlGroup.init(parsing:))
@@ -293,7 +296,26 @@ public final class Collector {
         guard let entry = table.entries[pid] else { return }
         let parent = table.entries[entry.stat.parent]?.app
         if let app = resolver.resolve(entry, parent: parent, desktopEntries: catalog(for: entry.user).desktopEntries) {
-            table.setApp(app, for: pid)
+            table.setApp(programContents.check(app, pid: pid), for: pid)
+        }
+    }
+
+    /// Knows `apps` by their programs' content too: a copy of one's executable under another name, or a hard link to
+    /// it, is that app. For a guardian, whose limited users control names but not contents. The processes running
+    /// now are looked at again.
+    public func knowProgramsByContent(of apps: Set<AppID>) {
+        guard apps != programContents.watched else { return }
+        programContents.watched = apps
+        guard !apps.isEmpty else { return }
+        let running = table.entries.values.filter { $0.app != nil }
+        // The watched apps' programs first, then everything known only by its executable's name.
+        for entry in running where apps.contains(entry.app!.id) { _ = programContents.check(entry.app!, pid: entry.pid) }
+        for entry in running where entry.app!.source == .executable && !apps.contains(entry.app!.id) {
+            let checked = programContents.check(entry.app!, pid: entry.pid)
+            if checked != entry.app {
+                table.setApp(checked, for: entry.pid)
+                account(entry.pid)
+            }
         }
     }
 

@@ -122,6 +122,8 @@ public final class Daemon {
                 policy: loaded, appToken: { self.tokenizer.token(for: $0) },
                 categoryToken: { self.tokenizer.token(for: $0) })
             perform(runtime.handle(.policyLoaded(loaded, plan), at: now))
+            // A guardian's limited apps are known by their programs' content, not only by names the user controls.
+            if settings.system { collector.knowProgramsByContent(of: Set(loaded.limits.flatMap(\.applications))) }
             return nil
         } catch {
             perform(runtime.handle(.policyRefused(error), at: now))
