@@ -6,7 +6,7 @@
 /// ```
 ///
 /// The decision is the connection's: the daemon's over D-Bus (`DaemonAuthorization`: a user limiting themselves is
-/// approved; `.child` needs guardian mode, not available yet), or `InProcessAuthorization` in tests.
+/// approved; `.child` by a guardian's daemon for a user its policy covers), or `InProcessAuthorization` in tests.
 public final class AuthorizationCenter: Sendable {
     /// The center of this process, asking `screentimed`.
     public static let shared = AuthorizationCenter(connection: DaemonAuthorization())

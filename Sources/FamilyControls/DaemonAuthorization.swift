@@ -6,7 +6,7 @@ import ScreenTimeBus
 public final class DaemonAuthorization: AuthorizationConnection {
     private let connection: DaemonConnection
 
-    /// Asks the daemon `connection` reaches (by default the one `$SCREENTIME_BUS_ADDRESS` or the session bus has).
+    /// Asks the daemon `connection` reaches (by default the user's own on the session bus, else a guardian's).
     public init(connection: DaemonConnection = .shared) { self.connection = connection }
 
     /// The daemon's record for this app; `.notDetermined` when the daemon can't be reached.
@@ -15,7 +15,8 @@ public final class DaemonAuthorization: AuthorizationConnection {
             ?? .notDetermined
     }
 
-    /// Asks the daemon; `.individual` is approved, `.child` refused with `.restricted` until guardian mode exists.
+    /// Asks the daemon; `.individual` is approved; `.child` is approved by a guardian's daemon for a user its policy
+    /// covers, and refused with `.restricted` by a user's own daemon.
     public func requestAuthorization(for member: FamilyControlsMember) async throws(FamilyControlsError) {
         do {
             let status = try connection.callForString(.authorization, "RequestAuthorization", [.string(member.rawValue)])

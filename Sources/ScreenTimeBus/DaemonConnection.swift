@@ -14,13 +14,21 @@ public final class DaemonConnection: Sendable {
         case system
         /// A bus at an address (`unix:path=…`), for tests and unusual set-ups.
         case address(String)
+        /// The user's own daemon on the session bus when one runs there, else a guardian's on the system bus when one
+        /// runs, else the session bus (which may start the user's): what an app uses, the same code limiting its own
+        /// user or a guardian's child.
+        case automatic
 
-        /// `$SCREENTIME_BUS_ADDRESS` when set, else `$SCREENTIME_BUS` (`session` or `system`), else the session bus.
+        /// `$SCREENTIME_BUS_ADDRESS` when set, else `$SCREENTIME_BUS` (`session` or `system`), else `automatic`.
         public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
             -> Endpoint
         {
             if let address = environment["SCREENTIME_BUS_ADDRESS"], !address.isEmpty { return .address(address) }
-            return environment["SCREENTIME_BUS"] == "system" ? .system : .session
+            switch environment["SCREENTIME_BUS"] {
+            case "system": return .system
+            case "session": return .session
+            default: return .automatic
+            }
         }
     }
 
@@ -82,7 +90,21 @@ public final class DaemonConnection: Sendable {
         case .session: try Bus.session()
         case .system: try Bus.system()
         case .address(let address): try Bus.connect(address: address)
+        case .automatic:
+            try Self.automaticBus()
         }
+    }
+
+    /// The session bus when the user's own daemon runs there, else the system bus when a guardian's runs there,
+    /// else the session bus (which starts the user's daemon when it can, or whose call says it is not reachable).
+    private static func automaticBus() throws(LinuxActivityError) -> Bus {
+        let session = try? Bus.session()
+        if let session, session.nameOwner(ScreenTimeBusName.service, timeout: .seconds(1)) != nil { return session }
+        if let system = try? Bus.system(), system.nameOwner(ScreenTimeBusName.service, timeout: .seconds(1)) != nil {
+            return system
+        }
+        if let session { return session }
+        return try Bus.session()
     }
 }
 

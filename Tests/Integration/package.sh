@@ -62,6 +62,13 @@ check "root's status --user names the user's limits" \
     wait_for 5 inside sh -c 'screentime status --user sbuser1 | grep -q "sbuser1: limit "'
 check "a user asking for another user's status is refused (exit 4)" \
     sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime status --user root >/dev/null 2>&1; [ \$? = 4 ]"
+# Apple's .child authorization: an app of the child (Examples' Homework, built by `make test`), with no daemon of the
+# child's own running, reaches the guardian's and is approved; root is nobody's child.
+HOMEWORK=$ROOT/Examples/.build/debug/Homework
+check "a child's app is approved as .child by the guardian daemon" sh -c \
+    "$SANDBOX run $NAME -- runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 \
+    DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus $HOMEWORK authorize --child 2>&1 | grep -q 'authorized: approved'"
+check "root's .child authorization is refused" sh -c "! $SANDBOX run $NAME -- $HOMEWORK authorize --child >/dev/null 2>&1"
 check "a limited user's screentime extra is refused by the guardian daemon, with the reason" \
     sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime extra --minutes 5 2>&1 | grep -q 'ask them for more time'"
 

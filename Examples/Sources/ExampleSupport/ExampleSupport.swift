@@ -74,6 +74,13 @@ public struct ExampleApp: Sendable {
         if case .failure(let error) = result { Self.fail("authorization refused: \(error)") }
     }
 
+    /// Asks for authorization as a guardian's child (`.child`, the async form), as an app for children does.
+    public func authorizeAsChild() async {
+        do { try await AuthorizationCenter.shared.requestAuthorization(for: .child) } catch {
+            Self.fail("authorization as a child refused: \(error)")
+        }
+    }
+
     /// Starts monitoring `activity`, or ends the program with the reason it was refused.
     public func startMonitoring(
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule,

@@ -42,6 +42,10 @@ case "start":
         repeats: true, warningTime: DateComponents(second: app.seconds("warning", default: 300)))
     app.startMonitoring(.daily, during: schedule, events: [.homework: event])
     print("monitoring \(DeviceActivityName.daily.rawValue)")
+case "authorize":
+    // `authorize --child`: as a guardian's child, of the guardian's daemon when the user runs none of their own.
+    if CommandLine.arguments.contains("--child") { await app.authorizeAsChild() } else { await app.authorize() }
+    print("authorized: \(AuthorizationCenter.shared.authorizationStatus)")
 case "status":
     let center = DeviceActivityCenter()
     for activity in center.activities {
@@ -60,5 +64,6 @@ case "clear":
     ManagedSettingsStore(named: .homework).clearAllSettings()
     print("cleared")
 default:
-    ExampleApp.fail("usage: homework start|status|block|clear [--selection FILE] [--threshold S] [--warning S]")
+    ExampleApp.fail(
+        "usage: homework start|status|block|clear|authorize [--selection FILE] [--threshold S] [--warning S] [--child]")
 }

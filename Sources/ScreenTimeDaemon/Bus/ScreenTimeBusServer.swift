@@ -28,7 +28,8 @@ public final class ScreenTimeBusServer: Service, @unchecked Sendable {
     private func open() throws(DaemonServiceError) -> Bus {
         do {
             switch endpoint {
-            case .session: return try Bus.session()
+            // A daemon serves one bus: automatic is its user's session bus.
+            case .session, .automatic: return try Bus.session()
             case .system: return try Bus.system()
             case .address(let address): return try Bus.connect(address: address)
             }

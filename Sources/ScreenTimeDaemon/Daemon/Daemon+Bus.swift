@@ -119,10 +119,21 @@ extension Daemon: BusRequestHandler {
             try saveAuthorization("approved", of: client, at: now)
             return "approved"
         case "child":
-            throw ScreenTimeBusError(
-                .guardianModeUnavailable,
-                "authorization for a child needs a guardian, through the system daemon in guardian mode, which is "
-                    + "not available yet; ask for .individual to limit your own use")
+            // A child is a user a guardian's policy covers: only the guardian (system) daemon knows of one, and its
+            // default policy covers every regular user.
+            guard settings.system else {
+                throw ScreenTimeBusError(
+                    .guardianModeUnavailable,
+                    "authorization for a child comes from a guardian's daemon (screentimed --system, guardian mode), "
+                        + "and this is a user's own; ask for .individual to limit your own use")
+            }
+            guard Policy.isRegularUser(client.user.rawValue) else {
+                throw ScreenTimeBusError(
+                    .notAuthorized,
+                    "uid \(client.user.rawValue) is not a user a guardian's policy covers (regular users: uid 1000 and above)")
+            }
+            try saveAuthorization("approved", of: client, at: now)
+            return "approved"
         default:
             throw ScreenTimeBusError(.invalidArgument, "unknown member \"\(member)\": use individual or child")
         }

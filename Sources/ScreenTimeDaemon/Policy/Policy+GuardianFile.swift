@@ -39,14 +39,17 @@ extension Policy {
         return try load(from: path)
     }
 
-    /// The regular users (uid 1000 and above, not `nobody`) a guardian's default policy covers, by name.
+    /// Whether a guardian's default policy covers the user `uid`: a regular user, uid 1000 and above but `nobody`.
+    public static func isRegularUser(_ uid: UInt32) -> Bool { uid >= 1000 && uid < 65534 }
+
+    /// The regular users a guardian's default policy covers, by name.
     public static func regularUsers() -> [String] {
         var names: [String] = []
         setpwent()
         defer { endpwent() }
         while let entry = getpwent() {
             let uid = entry.pointee.pw_uid
-            if uid >= 1000, uid < 65534, let name = entry.pointee.pw_name { names.append(String(cString: name)) }
+            if isRegularUser(uid), let name = entry.pointee.pw_name { names.append(String(cString: name)) }
         }
         return names.sorted()
     }
