@@ -188,6 +188,12 @@ int clinux_epoll_open(const int *descriptors, int count) {
     return epoll;
 }
 
+int clinux_epoll_watch(int epoll, int descriptor, int bit, int watch) {
+    if (!watch) return epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, NULL);
+    struct epoll_event event = {.events = EPOLLIN, .data.u64 = (uint64_t)bit};
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event);
+}
+
 unsigned long long clinux_epoll_wait(int epoll, int timeout_ms) {
     struct epoll_event events[8];
     int count = epoll_wait(epoll, events, 8, timeout_ms);

@@ -2,6 +2,8 @@
 // processes and a policy of 20 limits. A busy "game" runs as user nobody on a pseudo-terminal (its own session to
 // the collector); one limit gives it 3 s. Prints:
 //   daemon.shield_latency_ms  from the instant its use reaches the limit to the game stopped (state T)
+//   daemon.exec_shield_ms     the slowest of five starts of the game while shielded, from the start to the stop: the
+//                             loop wakes on the kernel's process events while anything is shielded
 //   daemon.cpu_percent        CPU of the whole daemon over 60 s of 1-second sampling with the game shielded, once
 //                             start-up is over (the daemon gives back start-up memory some ticks after starting), %
 //                             of one core
@@ -99,6 +101,17 @@ if ProcessInfo.processInfo.environment["BENCH_LOG"] != nil {
 }
 let latency = stoppedAt.flatMap { stopped in reached.map { stopped - .nanoseconds($0.nanoseconds) } }
 
+// The game started anew while shielded: from its start to its stop, through the kernel's process events.
+var execLatencies: [Duration] = []
+for _ in 0..<5 {
+    let spawnedAt = monotonic()
+    let again = spawn(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/bin/sh", directory + "/benchgame.sh"])
+    children.append(again)
+    while state(of: again) != "T", monotonic() - spawnedAt < .seconds(3) { usleep(200) }
+    if state(of: again) == "T" { execLatencies.append(monotonic() - spawnedAt) }
+    usleep(50_000)
+}
+
 if ProcessInfo.processInfo.environment["BENCH_LOG"] != nil {
     let before = cpuTime()
     var size = 0
@@ -119,5 +132,7 @@ await group.triggerGracefulShutdown()
 _ = try? await running.value
 
 print("daemon.shield_latency_ms \(latency.map { String(format: "%.2f", milliseconds($0)) } ?? "nan") ms")
+let slowestExec = execLatencies.count == 5 ? execLatencies.max() : nil
+print("daemon.exec_shield_ms \(slowestExec.map { String(format: "%.2f", milliseconds($0)) } ?? "nan") ms")
 print("daemon.cpu_percent \(String(format: "%.4f", milliseconds(cpu) / milliseconds(wall) * 100)) %")
 print("daemon.rss_mib \(String(format: "%.2f", rss)) MiB")

@@ -81,4 +81,6 @@ int clinux_epoll_open(const int *descriptors, int count);
 /* epoll_wait(2) on such an instance for up to `timeout_ms` (-1: no timeout). Returns the bits of the ready
    descriptors, 0 on timeout or when a signal interrupted the wait. */
 unsigned long long clinux_epoll_wait(int epoll, int timeout_ms);
+/* Adds (watch != 0) or removes a descriptor of an epoll set; it reports as bit `bit` of clinux_epoll_wait. */
+int clinux_epoll_watch(int epoll, int descriptor, int bit, int watch);
 #endif

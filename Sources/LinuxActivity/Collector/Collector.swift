@@ -130,17 +130,24 @@ public final class Collector {
         return catalog
     }
 
-    /// Samples everything once. `now` is the monotonic time (`CLOCK_MONOTONIC`), `wallNow` seconds since 1970; both
-    /// come from the caller.
-    public func tick(now: Duration, wallNow: Int64) -> ActivitySnapshot {
-        let changedEntries = desktopEntryWatch.changedUsers()
-        if !changedEntries.isEmpty { forgetCatalogs(of: changedEntries) }
+    /// Reads the processes that started, ran a new program or ended since the last refresh, and resolves the new
+    /// ones' apps: what a tick does first, and what the daemon does between ticks when a shielded app may have
+    /// started.
+    public func refreshProcesses() {
         let changes = table.refresh()
         for entry in changes.removed { unaccount(entry.pid, ifStartedAt: entry.stat.startTime) }
         for pid in changes.added {
             if table.entries[pid]?.app == nil { resolve(pid) }
             account(pid)
         }
+    }
+
+    /// Samples everything once. `now` is the monotonic time (`CLOCK_MONOTONIC`), `wallNow` seconds since 1970; both
+    /// come from the caller.
+    public func tick(now: Duration, wallNow: Int64) -> ActivitySnapshot {
+        let changedEntries = desktopEntryWatch.changedUsers()
+        if !changedEntries.isEmpty { forgetCatalogs(of: changedEntries) }
+        refreshProcesses()
         let sessions = logind?.sessions(now: now) ?? terminalSessions()
         let sessionsChanged = sessions != lastSnapshotSessions
         if sessionsChanged { forgetEndedSessions(sessions) }

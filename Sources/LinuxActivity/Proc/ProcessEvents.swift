@@ -28,6 +28,9 @@ final class ProcessEvents {
 
     private init(socket: Int32) { self.socket = socket }
 
+    /// The socket, readable while events are pending.
+    var descriptor: Int32 { socket }
+
     deinit { close(socket) }
 
     /// Subscribes, or returns nil where events are not delivered (see the type's comment).

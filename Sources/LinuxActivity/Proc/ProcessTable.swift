@@ -1,5 +1,6 @@
 import Glibc
 import ScreenTimeModel
+import SystemPackage
 
 /// The processes under a procfs mount, kept up to date cheaply: a refresh reads only processes not seen before (found
 /// through proc connector events, or by listing the directory) and drops those that are gone. Identity is (pid, start time): a pid reused between two refreshes is
@@ -141,6 +142,9 @@ public final class ProcessTable {
         probesAllocatedPIDs && procRoot == "/proc" ? PIDAllocation(procRoot: procRoot) : nil
     /// Whether proc connector events are in use.
     public var followsProcessEvents: Bool { events != nil }
+    /// The proc connector's socket when the table follows its events: readable as soon as a process forks, runs a
+    /// new program or exits, until the next `refresh()`.
+    public var eventsDescriptor: FileDescriptor? { events.map { FileDescriptor(rawValue: $0.descriptor) } }
     private var events: ProcessEvents?
     /// Replacements and disappearances found by `verify`, reported by the next `refresh`.
     private var carried = Changes()

@@ -21,6 +21,15 @@ public final class DescriptorSet {
 
     deinit { try? epoll.close() }
 
+    /// Adds `descriptor` to the set (reporting as bit `1 << bit`), or removes it.
+    ///
+    /// The corresponding C function is `epoll_ctl`.
+    public func watch(_ descriptor: FileDescriptor, asBit bit: Int, _ watching: Bool) throws(Errno) {
+        guard clinux_epoll_watch(epoll.rawValue, descriptor.rawValue, Int32(bit), watching ? 1 : 0) == 0 else {
+            throw Errno(rawValue: clinux_errno())
+        }
+    }
+
     /// Blocks until a descriptor is readable (or hung up) or `timeoutMilliseconds` pass (-1: no timeout). Returns the
     /// bits of the ready descriptors: 0 on timeout or when a signal interrupted the wait.
     ///

@@ -57,6 +57,14 @@ extension Daemon {
         return leaf.hasPrefix(ServiceManagerConfiner.scopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
     }
 
+    /// Between ticks, when the kernel reported processes that started or ran a new program while something is
+    /// shielded: reads them and holds those of shielded apps at once (a blocked or shielded app started anew never
+    /// runs on until the next tick).
+    public func enforceNewProcesses(at now: Now) {
+        collector.refreshProcesses()
+        enforce(at: now)
+    }
+
     /// Between ticks, while shielded processes are held by `SIGSTOP` alone: stops again any that a `SIGCONT` resumed,
     /// and terminates one resumed too often.
     public func recheckShields() {

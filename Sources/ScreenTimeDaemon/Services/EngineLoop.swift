@@ -44,7 +44,10 @@ public final class EngineLoop: Service, @unchecked Sendable {
         let sleep: LoopSleep
         do {
             sleep = try LoopSleep(
-                wakeup: thread.wakeup, files: FileChanges(policyPath: daemon.settings.policyPath, logger: logger))
+                wakeup: thread.wakeup, files: FileChanges(policyPath: daemon.settings.policyPath, logger: logger),
+                // The kernel's process events the collector follows, if it can (known after its first refresh): the
+                // loop wakes on them while anything is shielded.
+                processEvents: { [daemon] in daemon.collector.table.eventsDescriptor })
         } catch {
             throw DaemonServiceError(.loopFailed, "cannot set up the engine loop's wait (epoll)", errno: error)
         }
@@ -86,6 +89,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         let tickSlack = interval / Int64(Self.tickSlackDivisor)
         var nextTick = Clocks.monotonicInstant()
         var filesReported = false
+        var processesChanged = false
         var ready = false
         let recheckInterval = Self.recheckInterval.nanoseconds
         var nextRecheck = nextTick
@@ -138,7 +142,13 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 if nextTick < monotonic { nextTick.nanoseconds = monotonic.nanoseconds + interval }
             } else if let wakeUp = daemon.wakeUp, wakeUp <= now.monotonic {
                 daemon.wake(at: now)
+            } else if processesChanged {
+                // A process started or ran a new program while something is shielded: a shielded app is held at
+                // once, not at the next tick.
+                daemon.enforceNewProcesses(at: now)
             }
+            // While anything is shielded the loop wakes on the kernel's process events; otherwise ticks read them.
+            sleep.watchProcesses(daemon.shieldedUsers > 0)
             // Processes held by SIGSTOP alone can be resumed by their owner: checked every 100 ms while any are held.
             let rechecks = daemon.holdsStoppedProcesses
             if rechecks, Clocks.monotonicInstant() >= nextRecheck {
@@ -150,9 +160,10 @@ public final class EngineLoop: Service, @unchecked Sendable {
             // A tick may come a little late (its sample measures the time that really passed); an instant the
             // engine asked for (a threshold, a schedule's boundary) may not.
             if let wakeUp = daemon.wakeUp, wakeUp < deadline {
-                filesReported = sleep.wait(until: wakeUp, slackNanoseconds: 0)
+                (filesReported, processesChanged) = sleep.wait(until: wakeUp, slackNanoseconds: 0)
             } else {
-                filesReported = sleep.wait(until: deadline, slackNanoseconds: deadline == nextTick ? tickSlack : 0)
+                (filesReported, processesChanged) = sleep.wait(
+                    until: deadline, slackNanoseconds: deadline == nextTick ? tickSlack : 0)
             }
         }
     }
@@ -180,18 +191,35 @@ public final class EngineLoop: Service, @unchecked Sendable {
 }
 
 /// What the loop sleeps on: its wake-up pipe (stop requests, `SIGHUP`) and the file watch, registered once with
-/// `epoll(7)`. @unchecked Sendable: made before the loop's thread starts, then used by that thread alone.
+/// `epoll(7)`, and the kernel's process events while anything is shielded. @unchecked Sendable: made before the
+/// loop's thread starts, then used by that thread alone.
 private final class LoopSleep: @unchecked Sendable {
     private static let wakeupBit: UInt64 = 1 << 0
     private static let filesBit: UInt64 = 1 << 1
+    private static let processesBit = 2
     private let wakeup: WakeupDescriptor
     private let descriptors: DescriptorSet
     let files: FileChanges
+    private let processEvents: () -> FileDescriptor?
+    private var watchingProcesses = false
 
-    init(wakeup: WakeupDescriptor, files: FileChanges) throws(Errno) {
+    init(wakeup: WakeupDescriptor, files: FileChanges, processEvents: @escaping () -> FileDescriptor?) throws(Errno) {
         self.wakeup = wakeup
         self.files = files
+        self.processEvents = processEvents
+        // The pipe reports as bit 0, the file watch (if any) as bit 1, the process events as bit 2.
         descriptors = try DescriptorSet([wakeup.fileDescriptor] + (files.fileDescriptor.map { [$0] } ?? []))
+    }
+
+    /// Wakes the loop on the kernel's process events, or stops doing so; one system call when it changes.
+    func watchProcesses(_ watching: Bool) {
+        guard watching != watchingProcesses, let processEvents = processEvents() else { return }
+        do {
+            try descriptors.watch(processEvents, asBit: Self.processesBit, watching)
+            watchingProcesses = watching
+        } catch {
+            return
+        }
     }
 
     /// The thread's timer slack now, in nanoseconds (0: the kernel's default, 50 µs).
@@ -199,10 +227,11 @@ private final class LoopSleep: @unchecked Sendable {
 
     /// Sleeps until `deadline`, or up to `slackNanoseconds` later, until the wake-up descriptor is signalled or until
     /// a watched file changes. The timeout is rounded up to the millisecond, so the loop never wakes before an
-    /// instant the engine asked for. Returns whether the file watch has events to read.
-    func wait(until deadline: MonotonicInstant, slackNanoseconds: Int64) -> Bool {
+    /// instant the engine asked for. Returns whether the file watch has events to read, and whether processes
+    /// started, ran a new program or ended (while they are watched).
+    func wait(until deadline: MonotonicInstant, slackNanoseconds: Int64) -> (files: Bool, processes: Bool) {
         let pause = deadline.nanoseconds - Clocks.monotonicInstant().nanoseconds
-        guard pause > 0 else { return false }
+        guard pause > 0 else { return (false, false) }
         if slackNanoseconds != slack {
             // The slack changes only between ticks and an engine's instant: rarely, and one system call then.
             if clinux_set_timer_slack(UInt(slackNanoseconds)) == 0 { slack = slackNanoseconds }
@@ -210,7 +239,7 @@ private final class LoopSleep: @unchecked Sendable {
         let milliseconds = Int32(clamping: (pause + 999_999) / 1_000_000)
         let ready = descriptors.wait(timeoutMilliseconds: milliseconds)
         if ready & Self.wakeupBit != 0 { wakeup.drain() }
-        return ready & Self.filesBit != 0
+        return (ready & Self.filesBit != 0, ready & (1 << Self.processesBit) != 0)
     }
 }
 
