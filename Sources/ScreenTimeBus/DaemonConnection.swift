@@ -98,13 +98,15 @@ public final class DaemonConnection: Sendable {
     /// The session bus when the user's own daemon runs there, else the system bus when a guardian's runs there,
     /// else the session bus (which starts the user's daemon when it can, or whose call says it is not reachable).
     private static func automaticBus() throws(LinuxActivityError) -> Bus {
-        let session = try? Bus.session()
-        if let session, session.nameOwner(ScreenTimeBusName.service, timeout: .seconds(1)) != nil { return session }
+        let session: Result<Bus, LinuxActivityError>
+        do { session = .success(try Bus.session()) } catch { session = .failure(error) }
+        if case .success(let bus) = session, bus.nameOwner(ScreenTimeBusName.service, timeout: .seconds(1)) != nil {
+            return bus
+        }
         if let system = try? Bus.system(), system.nameOwner(ScreenTimeBusName.service, timeout: .seconds(1)) != nil {
             return system
         }
-        if let session { return session }
-        return try Bus.session()
+        return try session.get()
     }
 }
 

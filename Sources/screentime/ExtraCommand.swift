@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import LinuxActivity
 import ScreenTimeBus
 
 /// `screentime extra`: more time today on a limit that shields you, Apple's "ignore limit".
@@ -29,14 +28,11 @@ struct ExtraCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let arguments: [BusValue] = [.string(limit ?? ""), .uint32(UInt32(minutes * 60))]
-            let reply: [BusValue]
-            do {
-                reply = try DaemonConnection(daemon.endpoint).call(.daemon, "GrantExtraTime", arguments)
-            } catch where error.code == .unavailable && !daemon.system {
-                // No daemon of your own: a guardian's may limit you, and it says why it won't.
-                reply = try DaemonConnection(DaemonOptions.endpoint(system: true)).call(.daemon, "GrantExtraTime", arguments)
-            }
+            // Without --system, the daemon an app would reach: your own when it runs, else a guardian's, which says
+            // why it won't.
+            let endpoint = daemon.system ? daemon.endpoint : DaemonConnection.Endpoint.fromEnvironment()
+            let reply = try DaemonConnection(endpoint).call(
+                .daemon, "GrantExtraTime", [.string(limit ?? ""), .uint32(UInt32(minutes * 60))])
             guard case .array(_, let granted)? = reply.first else { return }
             let names = granted.compactMap(\.stringValue)
             printText("\(minutes) more minute\(minutes == 1 ? "" : "s") today on \(names.joined(separator: ", "))")

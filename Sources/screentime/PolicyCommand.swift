@@ -31,13 +31,7 @@ struct PolicyCommand: AsyncParsableCommand {
 
         func run() async throws {
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
-            var diagnosis = Policy.diagnose(fileAt: path)
-            if system, let problem = Policy.guardianFileProblem(at: path) {
-                let refused = PolicyError(file: path, line: 1, column: 1, message: problem)
-                var problems = refused.problems
-                if case .failure(let error) = diagnosis.result { problems += error.problems }
-                diagnosis.result = .failure(PolicyError(problems: problems) ?? refused)
-            }
+            let diagnosis = system ? Policy.diagnoseGuardian(fileAt: path) : Policy.diagnose(fileAt: path)
             let environment = ProcessInfo.processInfo.environment
             let desktopEntries = DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))

@@ -314,14 +314,14 @@ public final class Collector {
         guard apps != programContents.watched else { return }
         programContents.watched = apps
         guard !apps.isEmpty else { return }
-        let running = table.entries.values.filter { $0.app != nil }
+        let running = table.entries.values.compactMap { entry in entry.app.map { (pid: entry.pid, app: $0) } }
         // The watched apps' programs first, then everything known only by its executable's name.
-        for entry in running where apps.contains(entry.app!.id) { _ = programContents.check(entry.app!, pid: entry.pid) }
-        for entry in running where entry.app!.source == .executable && !apps.contains(entry.app!.id) {
-            let checked = programContents.check(entry.app!, pid: entry.pid)
-            if checked != entry.app {
-                table.setApp(checked, for: entry.pid)
-                account(entry.pid)
+        for process in running where apps.contains(process.app.id) { _ = programContents.check(process.app, pid: process.pid) }
+        for process in running where process.app.source == .executable && !apps.contains(process.app.id) {
+            let checked = programContents.check(process.app, pid: process.pid)
+            if checked != process.app {
+                table.setApp(checked, for: process.pid)
+                account(process.pid)
             }
         }
     }

@@ -21,7 +21,8 @@ public struct AppResolver: Sendable {
     /// entries of the process's user. Nil for kernel threads.
     public func resolve(_ entry: ProcessEntry, parent: ResolvedApp?, desktopEntries: DesktopEntryIndex) -> ResolvedApp? {
         if entry.isKernelThread { return nil }
-        let program = program(of: entry)
+        // Read only when needed: a unit's name is trusted without it where unit names are trusted.
+        lazy var program = program(of: entry)
         if let path = entry.controlGroup?.path {
             for unit in path.split(separator: "/").reversed() {
                 guard let id = UnitName.appID(of: unit) else { continue }

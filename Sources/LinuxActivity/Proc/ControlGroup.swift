@@ -11,6 +11,10 @@ public struct ControlGroup: Hashable, Sendable {
     /// or it is a scope the guardian daemon moved a shielded app into (`user-UID.slice/app-screentime-….scope`).
     public let isInAppSlice: Bool
 
+    /// What the name of every scope the daemon has a service manager make for a shielded process begins with
+    /// (`app-screentime-APP-PID.scope`).
+    public static let shieldScopePrefix = "app-screentime-"
+
     public init(path: String) {
         self.path = path
         var sessionScope: String?
@@ -24,7 +28,7 @@ public struct ControlGroup: Hashable, Sendable {
                 sliceOwner = UInt32(text.dropFirst(5).dropLast(8)) ?? sliceOwner
             } else if sliceOwner == nil, text.hasPrefix("user-"), text.hasSuffix(".slice") {
                 sliceOwner = UInt32(text.dropFirst(5).dropLast(6))
-            } else if text == "app.slice" || (text.hasPrefix("app-screentime-") && text.hasSuffix(".scope")) {
+            } else if text == "app.slice" || (text.hasPrefix(Self.shieldScopePrefix) && text.hasSuffix(".scope")) {
                 isInAppSlice = true
             }
         }

@@ -74,16 +74,14 @@ extension Daemon {
         }
         let texts = clientShieldTexts
         let logger = logger
-        runClientExtension(of: client, executable, arguments: arguments, label: "shieldConfiguration") { outcome, printed in
+        runClientExtension(of: client, executable, arguments: arguments, label: "shieldConfiguration") { outcome, answer in
             var text = fallback
-            // The configuration is the last line; whatever else the extension printed (its own logging) is not.
-            let last = printed.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
-            if outcome.succeeded, let configuration = try? BusJSON.decode(ShieldText.Configuration.self, from: last) {
+            if outcome.succeeded, let configuration = try? BusJSON.decode(ShieldText.Configuration.self, from: answer) {
                 text = ShieldText(configuration, fallback: fallback)
             } else {
                 logger.warning(
                     "the shield configuration extension gave no configuration; showing the default text",
-                    metadata: ["extension": "\(executable)", "output": "\(printed.prefix(200))"])
+                    metadata: ["extension": "\(executable)", "answer": "\(answer.prefix(200))"])
             }
             texts.append((client.user, text))
         }
@@ -112,13 +110,11 @@ extension Daemon {
         let arguments = ["--shield-action", "--action", action.rawValue, "--application", application.rawValue]
         let responses = clientShieldResponses
         let logger = logger
-        runClientExtension(of: client, executable, arguments: arguments, label: "shieldAction") { outcome, printed in
-            // The response is a line of its own; whatever else the extension prints (its own logging) is not.
-            let lines = printed.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard outcome.succeeded, let response = lines.reversed().lazy.compactMap(ShieldActionResponse.init).first else {
+        runClientExtension(of: client, executable, arguments: arguments, label: "shieldAction") { outcome, answer in
+            guard outcome.succeeded, let response = ShieldActionResponse(rawValue: answer) else {
                 logger.warning(
                     "the shield action extension gave no response (close, defer or none); the shield stays",
-                    metadata: ["extension": "\(executable)", "output": "\(printed.prefix(200))"])
+                    metadata: ["extension": "\(executable)", "answer": "\(answer.prefix(200))"])
                 return
             }
             responses.append(answered(response))
@@ -148,7 +144,8 @@ extension Daemon {
     }
 
     /// Runs `client`'s extension `executable` with `arguments`, as the client's user, off the loop's thread;
-    /// `finished` gets the outcome and what it printed on standard output.
+    /// `finished` gets the outcome and the extension's answer: the last line it printed on standard output
+    /// (`ExtensionEntry` prints it after whatever the extension printed itself), trimmed.
     private func runClientExtension(
         of client: BusClient, _ executable: String, arguments: [String], label: String,
         finished: @escaping @Sendable (ExtensionOutcome, String) -> Void
@@ -156,7 +153,9 @@ extension Daemon {
         runClientExtension(of: client) { runner, environment in
             let outcome = await runner.run(
                 executable: executable, arguments: arguments, environment: environment, user: client.user, label: label)
-            finished(outcome, outcome.output.filter { $0.stream == .standardOutput }.map(\.text).joined(separator: "\n"))
+            let printed = outcome.output.filter { $0.stream == .standardOutput }.map(\.text)
+            let answer = printed.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+            finished(outcome, answer.trimmingCharacters(in: .whitespaces))
             return outcome
         }
     }

@@ -25,10 +25,7 @@ extension Daemon {
             }
             let label = catalog.label(for: app)
             records.append(AppNotificationRecord(user: user, time: sighting.time, application: label.token))
-            labels.append(
-                AppLabelRecord(
-                    token: label.token, appID: label.id, name: label.name, category: label.category,
-                    categoryToken: label.categoryToken, updatedAt: now.date))
+            labels.append(AppLabelRecord(label, at: now))
         }
         perform(runtime.handle(.appsSeen(labels), at: now))
         perform(runtime.handle(.appNotificationsSeen(records), at: now))
@@ -43,14 +40,17 @@ extension Daemon {
         for session in snapshot.sessions {
             let catalog = collector.catalog(for: session.user)
             let ids = (session.foreground.map { [$0.id] } ?? []) + session.runningApps.map(\.id)
-            for id in ids {
-                let label = catalog.label(for: id)
-                labels.append(
-                    AppLabelRecord(
-                        token: label.token, appID: label.id, name: label.name, category: label.category,
-                        categoryToken: label.categoryToken, updatedAt: now.date))
-            }
+            for id in ids { labels.append(AppLabelRecord(catalog.label(for: id), at: now)) }
         }
         if !labels.isEmpty { perform(runtime.handle(.appsSeen(labels), at: now)) }
+    }
+}
+
+extension AppLabelRecord {
+    /// The store's row for an app as the catalog labels it, seen `now`.
+    init(_ label: AppLabel, at now: Now) {
+        self.init(
+            token: label.token, appID: label.id, name: label.name, category: label.category,
+            categoryToken: label.categoryToken, updatedAt: now.date)
     }
 }

@@ -23,17 +23,19 @@ extension Daemon {
                         guard let entry = table.entries[pid], entry.user == user else { continue }
                         desired[app] = runtime.mode(for: (label.token, label.categoryToken), app: app)
                         let path = entry.controlGroup?.path
+                        // The daemon's own unit is never rearranged.
+                        let movable = path.map { !$0.contains("/screentimed.service") } ?? false
                         let cgroup: CgroupPath?
                         let confinable: Bool
                         if settings.system {
                             // Everything under user@UID.service is the user's to write (cgroup.freeze, cgroup.procs):
                             // every process is moved into a scope of the system manager, which only root can change.
                             cgroup = path.flatMap { Self.isGuardianScope($0, of: user) ? CgroupPath($0) : nil }
-                            confinable = path.map { !$0.contains("/screentimed.service") } ?? false
+                            confinable = movable
                         } else {
                             cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-                            // Only the service manager's own tree can be rearranged; the daemon's own unit never is.
-                            confinable = path.map { $0.contains(manager) && !$0.contains("/screentimed.service") } ?? false
+                            // Only the service manager's own tree can be rearranged.
+                            confinable = movable && path?.contains(manager) == true
                         }
                         observed[app, default: []].append(
                             ObservedProcess(entry.identity, ownCgroup: cgroup, confinable: confinable))
@@ -54,7 +56,7 @@ extension Daemon {
         let prefix = "/user.slice/user-\(user.rawValue).slice/"
         guard path.hasPrefix(prefix) else { return false }
         let leaf = path.dropFirst(prefix.count)
-        return leaf.hasPrefix(ServiceManagerConfiner.scopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
+        return leaf.hasPrefix(ControlGroup.shieldScopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
     }
 
     /// Between ticks, when the kernel reported processes that started or ran a new program while something is

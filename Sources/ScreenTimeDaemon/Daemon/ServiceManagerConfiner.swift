@@ -20,9 +20,6 @@ final class ServiceManagerConfiner: ProcessConfiner {
     private var bus: Bus?
     private let systemMode: Bool
 
-    /// What the name of every scope it makes begins with.
-    static let scopePrefix = "app-screentime-"
-
     init(system: Bool, logger: Logger) {
         self.systemMode = system
         self.logger = logger
@@ -31,7 +28,7 @@ final class ServiceManagerConfiner: ProcessConfiner {
     func confine(_ process: ProcessIdentity, app: AppID) throws(EnforcementError) -> CgroupPath? {
         guard let status = ProcessStatus.read(process.pid), status.startTime == process.startTime else { return nil }
         let bus = try connection()
-        let name = Self.scopePrefix + "\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
+        let name = ControlGroup.shieldScopePrefix + "\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
         var properties: [BusValue] = [
             .structure([.string("PIDs"), .variant(.array(elementSignature: "u", [.uint32(UInt32(process.pid.rawValue))]))]),
             .structure([.string("Description"), .variant(.string("\(app.rawValue), shielded by Screen Time"))]),

@@ -29,14 +29,23 @@ extension Policy {
         }
     }
 
+    /// Reads a guardian policy and reports everything wrong with it: `diagnose(fileAt:)`, and first, at line 1,
+    /// `guardianFileProblem`'s reason when root alone can't write it (the file is then refused however valid).
+    public static func diagnoseGuardian(fileAt path: String) -> Diagnosis {
+        var diagnosis = diagnose(fileAt: path)
+        guard let problem = guardianFileProblem(at: path) else { return diagnosis }
+        let refused = PolicyError(file: path, line: 1, column: 1, message: problem)
+        var problems = refused.problems
+        if case .failure(let error) = diagnosis.result { problems += error.problems }
+        diagnosis.result = .failure(PolicyError(problems: problems) ?? refused)
+        return diagnosis
+    }
+
     /// Loads a guardian policy: refused (with `guardianFileProblem`'s reason) unless root alone can write it.
     ///
-    /// - Throws: `PolicyError`, at line 1 for an untrusted file.
+    /// - Throws: `PolicyError` with every mistake, the untrusted file's at line 1.
     public static func loadGuardian(from path: String) throws(PolicyError) -> Policy {
-        if let problem = guardianFileProblem(at: path) {
-            throw PolicyError(file: path, line: 1, column: 1, message: problem)
-        }
-        return try load(from: path)
+        try diagnoseGuardian(fileAt: path).get()
     }
 
     /// Whether a guardian's default policy covers the user `uid`: a regular user, uid 1000 and above but `nobody`.
