@@ -24,14 +24,66 @@ struct PolicyCommand: AsyncParsableCommand {
 
         @Flag(
             help: """
-                Check the guardian (system) policy, /etc/screentime/default.toml, as the guardian daemon reads it \
-                (only root may be able to write it), and name the users it covers.
+                Check the guardian's policies as the guardian daemon reads them: /etc/screentime/default.toml and \
+                each user's /etc/screentime/users/NAME.toml (only root may be able to write them), and name the \
+                users each one covers.
                 """)
         var system = false
 
         func run() async throws {
+            if system, file == nil {
+                try checkGuardianPolicies()
+                return
+            }
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
-            let diagnosis = system ? Policy.diagnoseGuardian(fileAt: path) : Policy.diagnose(fileAt: path)
+            let role: Policy.Role =
+                !system ? .individual : path.hasPrefix(GuardianPolicies.usersFolder + "/") ? .guardianUser : .guardianDefault
+            guard check(path, role: role) != nil else { throw ExitCode(1) }
+        }
+
+        /// Every guardian policy, and whom each covers; exit 1 when any file has a mistake.
+        private func checkGuardianPolicies() throws {
+            let settings = DaemonSettings.defaults(system: true)
+            let files = GuardianPolicies.files(
+                defaultPath: settings.policyPath, usersFolder: settings.userPoliciesFolder ?? GuardianPolicies.usersFolder)
+            var usable: [(file: GuardianPolicies.File, policy: Policy)] = []
+            var failed = false
+            for file in files {
+                if file.user == nil, files.count > 1, !FileManager.default.fileExists(atPath: file.path) {
+                    printText("\(file.path): none (only the users with a policy of their own are limited)")
+                    continue
+                }
+                if let policy = check(file.path, role: file.user == nil ? .guardianDefault : .guardianUser) {
+                    usable.append((file, policy))
+                } else {
+                    failed = true
+                }
+            }
+            let coverage = GuardianPolicies.coverage(
+                of: usable, accounts: GuardianPolicies.regularAccounts(), lookUp: GuardianPolicies.account(named:))
+            for problem in coverage.problems { printError("\(problem)") }
+            for entry in coverage.covered {
+                for warning in GuardianPolicies.unknownExemptions(
+                    in: entry.policy, file: entry.file.path, lookUp: GuardianPolicies.account(named:))
+                {
+                    printError("\(warning)")
+                }
+                let names = entry.users.map(\.name)
+                printText(
+                    "\(entry.file.path): covers "
+                        + (entry.file.user != nil
+                            ? names.joined()
+                            : "every regular user (uid 1000 and above) without a policy of their own"
+                                + (entry.policy.exempt.isEmpty ? "" : ", except \(entry.policy.exempt.joined(separator: ", "))")
+                                + ": " + (names.isEmpty ? "none yet" : names.joined(separator: ", "))))
+            }
+            if failed || !coverage.problems.isEmpty { throw ExitCode(1) }
+        }
+
+        /// Checks one file and prints what it found; returns the policy when it is valid.
+        private func check(_ path: String, role: Policy.Role) -> Policy? {
+            let diagnosis =
+                role == .individual ? Policy.diagnose(fileAt: path) : Policy.diagnoseGuardian(fileAt: path, role: role)
             let environment = ProcessInfo.processInfo.environment
             let desktopEntries = DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))
@@ -48,16 +100,12 @@ struct PolicyCommand: AsyncParsableCommand {
                 printText("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
                     + "\(policy.alwaysAllowed.count) always-allowed apps"
                     + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
-                if system {
-                    let users = Policy.regularUsers()
-                    printText("\(path): covers every regular user (uid 1000 and above): "
-                        + (users.isEmpty ? "none yet" : users.joined(separator: ", ")))
-                }
+                return policy
             case .failure(let error):
                 let all = PolicyError(problems: error.problems + warnings) ?? error
                 printError("\(all)")
                 printError("\(path): \(error.problems.count) error\(error.problems.count == 1 ? "" : "s")")
-                throw ExitCode(1)
+                return nil
             }
         }
     }

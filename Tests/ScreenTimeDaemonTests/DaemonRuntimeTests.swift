@@ -60,7 +60,7 @@ import UsageStore
         mutating func load(_ text: String = DaemonRuntimeTests.policyText) throws -> [DaemonRuntime.Action] {
             let policy = try Policy.parse(text, file: "test.toml")
             let plan = PolicyPlan(policy: policy, appToken: { token($0.rawValue) }, categoryToken: { category($0) })
-            return handle(.policyLoaded(policy, plan))
+            return handle(.policyLoaded(plan))
         }
 
         mutating func advance(_ seconds: Int64) {

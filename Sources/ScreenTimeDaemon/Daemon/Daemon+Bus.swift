@@ -119,18 +119,18 @@ extension Daemon: BusRequestHandler {
             try saveAuthorization("approved", of: client, at: now)
             return "approved"
         case "child":
-            // A child is a user a guardian's policy covers: only the guardian (system) daemon knows of one, and its
-            // default policy covers every regular user.
+            // A child is a user a guardian's policy covers: only the guardian (system) daemon knows of one.
             guard settings.system else {
                 throw ScreenTimeBusError(
                     .guardianModeUnavailable,
                     "authorization for a child comes from a guardian's daemon (screentimed --system, guardian mode), "
                         + "and this is a user's own; ask for .individual to limit your own use")
             }
-            guard Policy.isRegularUser(client.user.rawValue) else {
+            guard runtime.plan.covers(client.user) else {
                 throw ScreenTimeBusError(
                     .notAuthorized,
-                    "uid \(client.user.rawValue) is not a user a guardian's policy covers (regular users: uid 1000 and above)")
+                    "uid \(client.user.rawValue) is not a user a guardian's policy covers: /etc/screentime/default.toml "
+                        + "covers regular users (uid 1000 and above) it does not exempt, users/NAME.toml the user NAME")
             }
             try saveAuthorization("approved", of: client, at: now)
             return "approved"

@@ -46,7 +46,8 @@ public final class Daemon {
     /// `shieldRevision` it was derived from.
     var enforcementInputs:
         (tableChanges: UInt64, shieldRevision: UInt64, desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]])?
-    private var policyStamp: FileStamp?
+    /// The policy files and the last good policy of each.
+    private var policySources: PolicySources
     /// The collector's revision whose apps were last labelled in the store (`Daemon+DayRecords.swift`).
     var labelledRevision: UInt64?
     /// When the last limit was reached (the instant of the engine's event), for measuring shield latency from
@@ -59,8 +60,8 @@ public final class Daemon {
 
     /// The engine, as the runtime holds it.
     public var engine: ActivityEngine { runtime.engine }
-    /// The policy in force.
-    public var policy: Policy { runtime.policy }
+    /// What the engine loop watches for policy changes.
+    var policyWatchPaths: [String] { policySources.watchedPaths }
     /// The policy in force, as activities and stores.
     public var plan: PolicyPlan { runtime.plan }
     /// The engine's requested wake-up, if any: the loop sleeps no longer than that.
@@ -94,6 +95,7 @@ public final class Daemon {
             stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer,
             confiner: ServiceManagerConfiner(system: settings.system, logger: logger))
         runtime = DaemonRuntime(settings: settings)
+        policySources = PolicySources(settings: settings)
     }
 
     /// Restores the engine's snapshot and with it every shield in force, takes over what the last run held (nothing
@@ -111,32 +113,28 @@ public final class Daemon {
         reload(at: now)
     }
 
-    /// Re-reads the policy file; an invalid file is refused and the policy in force stays. Returns the error, if any.
+    /// Re-reads the policy files; an invalid file is refused and its last good policy stays in force. Returns the
+    /// error, if any.
     @discardableResult
     public func reload(at now: Now) -> PolicyError? {
-        policyStamp = FileStamp(path: settings.policyPath)
-        do {
-            let loaded = try settings.system
-                ? Policy.loadGuardian(from: settings.policyPath) : Policy.load(from: settings.policyPath)
+        let reading = policySources.read()
+        if let scopes = reading.scopes {
             let plan = PolicyPlan(
-                policy: loaded, appToken: { self.tokenizer.token(for: $0) },
-                categoryToken: { self.tokenizer.token(for: $0) })
-            perform(runtime.handle(.policyLoaded(loaded, plan), at: now))
+                scopes: scopes, appToken: { self.tokenizer.token(for: $0) }, categoryToken: { self.tokenizer.token(for: $0) })
+            perform(runtime.handle(.policyLoaded(plan), at: now))
             // A guardian's limited apps are known by their programs' content, not only by names the user controls.
-            if settings.system { collector.knowProgramsByContent(of: Set(loaded.limits.flatMap(\.applications))) }
-            return nil
-        } catch {
-            perform(runtime.handle(.policyRefused(error), at: now))
-            return error
+            if settings.system { collector.knowProgramsByContent(of: reading.limitedApps) }
         }
+        if let error = reading.error { perform(runtime.handle(.policyRefused(error), at: now)) }
+        return reading.error
     }
 
-    /// Reloads the policy if its file changed since it was last read (edited or replaced; while it is missing, the
-    /// policy in force stays); the engine loop calls it when the file's directory reports a change. Returns whether
-    /// it read the file.
+    /// Reloads the policies if a file changed since they were last read (edited, replaced, added or removed; while
+    /// one is missing, its policy in force stays); the engine loop calls it when a watched folder reports a change.
+    /// Returns whether it read them.
     @discardableResult
     public func reloadIfPolicyChanged(at now: Now) -> Bool {
-        guard let stamp = FileStamp(path: settings.policyPath), stamp != policyStamp else { return false }
+        guard policySources.changed() else { return false }
         reload(at: now)
         return true
     }

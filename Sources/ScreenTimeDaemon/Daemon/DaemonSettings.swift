@@ -7,7 +7,10 @@ import ScreenTimeModel
 public struct DaemonSettings: Sendable {
     /// Guardian mode (system service, all users) instead of individual mode (the calling user only).
     public var system: Bool
+    /// The policy file: the person's own, or in guardian mode the default policy.
     public var policyPath: String
+    /// Guardian mode: the folder of the users' own policies (`NAME.toml`); nil in individual mode.
+    public var userPoliciesFolder: String?
     public var databasePath: String
     /// What the enforcer holds, so that a restart after a crash can release it.
     public var enforcementStatePath: String
@@ -36,7 +39,8 @@ public struct DaemonSettings: Sendable {
                 ?? home + "/.local/state") + "/screentime"
         let policy = system ? Policy.systemPath() : Policy.defaultPath(environment: environment)
         return DaemonSettings(
-            system: system, policyPath: policy, databasePath: state + "/usage.sqlite",
+            system: system, policyPath: policy, userPoliciesFolder: system ? GuardianPolicies.usersFolder : nil,
+            databasePath: state + "/usage.sqlite",
             enforcementStatePath: state + "/enforcement.json",
             tokenKeyPath: Tokenizer.defaultKeyPath(system: system, environment: environment),
             users: system ? nil : [UserID(getuid())], busEndpoint: system ? .system : .session)

@@ -17,12 +17,17 @@ final class FileWatch {
 
     private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
 
-    /// Watches `paths` (absolute file paths).
+    /// Watches `paths`: absolute file paths, or folders written with a final `/` (any change in them counts).
     init(paths: [String]) throws(Errno) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw Errno(rawValue: errno) }
         fileDescriptor = FileDescriptor(rawValue: descriptor)
         for path in paths {
+            if path.hasSuffix("/") {
+                let watch = inotify_add_watch(descriptor, path, Self.mask)
+                if watch < 0 { unwatched.append(path) } else { names[watch, default: [:]][""] = path }
+                continue
+            }
             let file = FilePath(path)
             guard let name = file.lastComponent?.string else {
                 unwatched.append(path)
@@ -53,7 +58,9 @@ final class FileWatch {
                     return (event.wd, Int(event.len))
                 }
                 let name = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
-                if let path = names[watch]?[String(decoding: name, as: UTF8.self)] { changed.insert(path) }
+                if let path = names[watch]?[String(decoding: name, as: UTF8.self)] ?? names[watch]?[""] {
+                    changed.insert(path)
+                }
                 offset += header + length
             }
         }

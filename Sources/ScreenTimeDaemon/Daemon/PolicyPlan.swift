@@ -21,10 +21,39 @@ import ScreenTimeModel
 ///   grant's time): from the grant to the end of the day,
 ///   for that user only, with one event whose threshold is the extra time; reaching it applies the limit's store
 ///   again.
+/// - In guardian mode several policies share one plan, each for its users (`Scope`): the default policy's names are
+///   as above; a user's own policy qualifies them with the user's name (`limit.games@alice`, its store
+///   `limit.games@alice`, `downtime.bedtime@alice.mon`), and each registration counts only the users its policy
+///   covers.
 public struct PolicyPlan: Sendable {
+    /// One policy and whom it covers.
+    public struct Scope: Sendable {
+        public var policy: Policy
+        /// The users it limits; nil for every user the engine sees (individual mode).
+        public var users: Set<UserID>?
+        /// Appended to its activities' and stores' names (`@alice`), so that policies of different users never
+        /// share one; nil for the default policy.
+        public var qualifier: String?
+
+        public init(policy: Policy, users: Set<UserID>? = nil, qualifier: String? = nil) {
+            self.policy = policy
+            self.users = users
+            self.qualifier = qualifier
+        }
+    }
+
     /// A limit as the daemon needs it at run time.
     public struct Limit: Sendable {
+        /// The limit's name, as its policy writes it.
         public var name: String
+        /// The name unique in the plan: `name`, or `name@user` for a user's own policy.
+        public var key: String
+        /// The users it limits; nil for every user.
+        public var users: Set<UserID>?
+        /// The apps it names (a close asked from its shield ends them).
+        public var applications: [AppID]
+        /// Its policy's shield text and extra time.
+        public var shieldText: Policy.ShieldSettings
         public var activity: DeviceActivityName
         public var store: SettingsStoreName
         public var event: ActivityEvent
@@ -36,6 +65,20 @@ public struct PolicyPlan: Sendable {
         public var intervalEnd: CalendarPattern
         /// The day this activity limits, for a limit by weekday; nil when it runs every day.
         public var weekday: Policy.Weekday?
+
+        /// Whether `user` lives under this limit.
+        public func applies(to user: UserID) -> Bool { users?.contains(user) ?? true }
+    }
+
+    /// A downtime as status shows it.
+    public struct Downtime: Sendable {
+        public var name: String
+        /// Its first day's activity (`downtime.bedtime`, `downtime.bedtime.mon`, `downtime.bedtime@alice`).
+        public var activity: DeviceActivityName
+        public var users: Set<UserID>?
+
+        /// Whether `user` lives under this downtime.
+        public func applies(to user: UserID) -> Bool { users?.contains(user) ?? true }
     }
 
     public static let limitEvent = ActivityEventName("limit")
@@ -43,11 +86,11 @@ public struct PolicyPlan: Sendable {
 
     public var limits: [Limit] = []
     public var registrations: [ActivityRegistration] = []
-    /// Settings applied while each downtime's interval runs.
-    public var downtimeShields: [DeviceActivityName: (store: SettingsStoreName, shield: ShieldSettings)] = [:]
+    public var downtimes: [Downtime] = []
+    /// Settings applied while each downtime's interval runs, and the users they apply to (nil: everyone).
+    public var downtimeShields: [DeviceActivityName: (store: SettingsStoreName, shield: ShieldSettings, users: Set<UserID>?)] = [:]
     /// The shield mode of each app token under each limit; downtime always freezes.
     public var terminateGrace: [ApplicationToken: Duration] = [:]
-    public var shieldText: Policy.ShieldSettings
     /// The monitor extension each activity names, run for each of its callbacks.
     public var extensions: [DeviceActivityName: PolicyExtension] = [:]
 
@@ -59,8 +102,21 @@ public struct PolicyPlan: Sendable {
         public var activity: String
     }
 
+    /// The plan of one policy for every user (individual mode).
     public init(policy: Policy, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
-        shieldText = policy.shield
+        self.init(scopes: [Scope(policy: policy)], appToken: appToken, categoryToken: categoryToken)
+    }
+
+    /// The plan of several policies, each for its users (guardian mode).
+    public init(scopes: [Scope], appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
+        for scope in scopes { add(scope, appToken: appToken, categoryToken: categoryToken) }
+    }
+
+    private mutating func add(
+        _ scope: Scope, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken
+    ) {
+        let policy = scope.policy
+        let qualifier = scope.qualifier.map { "@" + $0 } ?? ""
         let allowed = Set(policy.alwaysAllowed.map(appToken))
         let midnight = CalendarPattern(hour: 0, minute: 0, second: 0)
         for limit in policy.limits {
@@ -89,12 +145,13 @@ public struct PolicyPlan: Sendable {
                     applications: applications, categories: categories, threshold: day.daily,
                     includesPastActivity: true)
                 let activity = DeviceActivityName(
-                    "limit.\(limit.name)" + (index == 0 ? "" : ".\(day.weekday?.abbreviation ?? "")"))
+                    "limit.\(limit.name)\(qualifier)" + (index == 0 ? "" : ".\(day.weekday?.abbreviation ?? "")"))
                 var intervalStart = limit.window.map { Self.pattern($0.start) } ?? midnight
                 intervalStart.weekday = day.weekday?.rawValue
                 limits.append(
                     Limit(
-                        name: limit.name, activity: activity, store: SettingsStoreName("limit.\(limit.name)"),
+                        name: limit.name, key: limit.name + qualifier, users: scope.users, applications: limit.applications,
+                        shieldText: policy.shield, activity: activity, store: SettingsStoreName("limit.\(limit.name)\(qualifier)"),
                         event: event, shield: shield, mode: mode, daily: day.daily, warning: limit.warning,
                         intervalEnd: intervalEnd, weekday: day.weekday))
                 registrations.append(
@@ -103,7 +160,7 @@ public struct PolicyPlan: Sendable {
                         schedule: ActivitySchedule(
                             intervalStart: intervalStart, intervalEnd: intervalEnd, repeats: true,
                             warningTime: limit.warning),
-                        events: [Self.limitEvent: event]))
+                        events: [Self.limitEvent: event], users: scope.users))
                 extensions[activity] = limit.extensionPath.map { PolicyExtension(executable: $0, activity: "limit.\(limit.name)") }
             }
             if case .terminate(let grace) = mode {
@@ -118,13 +175,16 @@ public struct PolicyPlan: Sendable {
                 } ?? [(nil, Policy.Span(start: downtime.start, end: downtime.end))]
             for day in days {
                 // Each day its own store, named as its activity, so overlapping days never clear each other.
-                let name = "downtime.\(downtime.name)" + (day.weekday.map { ".\($0.abbreviation)" } ?? "")
+                let name = "downtime.\(downtime.name)\(qualifier)" + (day.weekday.map { ".\($0.abbreviation)" } ?? "")
                 let activity = DeviceActivityName(name)
+                if day.weekday == days.first?.weekday {
+                    downtimes.append(Downtime(name: downtime.name, activity: activity, users: scope.users))
+                }
                 extensions[activity] = downtime.extensionPath.map {
                     PolicyExtension(executable: $0, activity: "downtime.\(downtime.name)")
                 }
                 downtimeShields[activity] = (
-                    SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions))
+                    SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions)), scope.users
                 )
                 var intervalStart = Self.pattern(day.span.start)
                 intervalStart.weekday = day.weekday?.rawValue
@@ -133,7 +193,7 @@ public struct PolicyPlan: Sendable {
                         name: activity,
                         schedule: ActivitySchedule(
                             intervalStart: intervalStart, intervalEnd: Self.pattern(day.span.end), repeats: true),
-                        events: [:]))
+                        events: [:], users: scope.users))
             }
         }
     }
@@ -142,16 +202,25 @@ public struct PolicyPlan: Sendable {
         CalendarPattern(hour: time.hour, minute: time.minute, second: time.second)
     }
 
-    /// The limit an activity belongs to (`limit.NAME` or `extra.NAME.UID.N`).
+    /// The limit an activity belongs to (`limit.KEY` or `extra.KEY.UID.N`).
     public func limit(for activity: DeviceActivityName) -> Limit? {
         let parts = activity.rawValue.split(separator: ".", maxSplits: 1)
         guard parts.count == 2 else { return nil }
         if parts[0] == "limit" { return limits.first { $0.activity == activity } }
         if parts[0] == "extra" {
             let rest = parts[1]
-            return limits.first { rest.hasPrefix($0.name + ".") }
+            return limits.first { rest.hasPrefix($0.key + ".") }
         }
         return nil
+    }
+
+    /// Whether a guardian's policy names `user` among those it limits.
+    public func covers(_ user: UserID) -> Bool { registrations.contains { $0.users?.contains(user) ?? false } }
+
+    /// The limits `user` lives under (every user's, for nil), one per limit (a limit by weekday is one limit).
+    public func limits(of user: UserID?) -> [Limit] {
+        var seen: Set<String> = []
+        return limits.filter { limit in (user.map(limit.applies) ?? true) && seen.insert(limit.key).inserted }
     }
 
     /// The shield mode for an app's token: terminate when a terminating limit names it, else freeze.
@@ -167,7 +236,7 @@ public struct PolicyPlan: Sendable {
         event.threshold = extra
         event.includesPastActivity = false
         return ActivityRegistration(
-            name: DeviceActivityName("extra.\(limit.name).\(user.rawValue).\(number)"),
+            name: DeviceActivityName("extra.\(limit.key).\(user.rawValue).\(number)"),
             schedule: ActivitySchedule(
                 intervalStart: CalendarPattern(hour: local.hour, minute: local.minute, second: local.second),
                 intervalEnd: limit.intervalEnd, repeats: false),

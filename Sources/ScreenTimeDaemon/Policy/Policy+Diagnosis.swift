@@ -34,7 +34,7 @@ extension Policy {
     }
 
     /// Reads the policy file at `path` and reports everything wrong with it.
-    public static func diagnose(fileAt path: String) -> Diagnosis {
+    public static func diagnose(fileAt path: String, role: Role = .individual) -> Diagnosis {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
             let problem = PolicyError(file: path, line: 1, column: 1, message: reason)
@@ -46,7 +46,7 @@ extension Policy {
                 file: path, line: line, column: column, message: "the file is not UTF-8 text; save it as UTF-8")
             return Diagnosis(result: .failure(problem), applications: [])
         }
-        return diagnose(String(decoding: bytes, as: UTF8.self), file: path)
+        return diagnose(String(decoding: bytes, as: UTF8.self), file: path, role: role)
     }
 
     /// The line and column (in scalars) of the first byte sequence that is not UTF-8, if any.
@@ -66,11 +66,11 @@ extension Policy {
 
     /// Parses a policy from TOML text and reports everything wrong with it: every syntax error (one per line), and
     /// every mistake in the values. `file` names the text in the problems.
-    public static func diagnose(_ text: String, file: String = "policy.toml") -> Diagnosis {
+    public static func diagnose(_ text: String, file: String = "policy.toml", role: Role = .individual) -> Diagnosis {
         // A byte order mark is not part of the text.
         let (document, syntaxErrors) = TOMLParser.parse(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text)
         let log = PolicyProblemLog(file: file)
-        let policy = PolicyDecoder(document: document, log: log).decode()
+        let policy = PolicyDecoder(document: document, log: log, role: role).decode()
         var problems = syntaxErrors.map { PolicyError.Problem(at: $0.position, in: file, $0.message) } + log.problems
         // A key reported missing may be on a line whose syntax error was just reported.
         if syntaxErrors.isEmpty { problems += log.missingKeys }

@@ -182,6 +182,15 @@ public struct Policy: Hashable, Sendable {
     public var downtimes: [Downtime]
     /// Shield settings.
     public var shield: ShieldSettings
+    /// Users a guardian's default policy leaves alone, by name (`exempt = ["parent"]`); read only from
+    /// `/etc/screentime/default.toml`.
+    public var exempt: [String] = []
+
+    /// Which file a policy is read from: a person's own, or a guardian's default or per-user one. `exempt` is
+    /// accepted only in the guardian's default policy.
+    public enum Role: Sendable {
+        case individual, guardianDefault, guardianUser
+    }
 
     /// The default `SIGTERM`-to-`SIGKILL` grace period of `shield = "terminate"`.
     public static let defaultTerminateGrace = Duration.seconds(10)
@@ -209,8 +218,8 @@ public struct Policy: Hashable, Sendable {
     ///
     /// - Throws: `PolicyError` with every mistake in the file (positioned at line 1 column 1 when the file cannot be
     ///   read).
-    public static func load(from path: String) throws(PolicyError) -> Policy {
-        try diagnose(fileAt: path).get()
+    public static func load(from path: String, role: Role = .individual) throws(PolicyError) -> Policy {
+        try diagnose(fileAt: path, role: role).get()
     }
 
     /// Parses a policy from TOML text; `file` names it in errors.

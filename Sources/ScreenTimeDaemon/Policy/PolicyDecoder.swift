@@ -5,6 +5,7 @@ import ScreenTimeModel
 struct PolicyDecoder {
     let document: TOMLDocument
     let log: PolicyProblemLog
+    var role: Policy.Role = .individual
 
     static let topLevelKeys = ["always_allowed", "limit", "downtime", "shield"]
     static let limitKeys = [
@@ -16,7 +17,12 @@ struct PolicyDecoder {
     /// The policy as far as it could be read; it is meaningful only when the log stays empty.
     func decode() -> Policy {
         let root = PolicyTableReader(document: document, table: document.root, log: log, context: "the top level")
-        root.allowOnly(Self.topLevelKeys) { entry in
+        root.allowOnly(role == .guardianDefault ? Self.topLevelKeys + ["exempt"] : Self.topLevelKeys) { entry in
+            if entry.key == "exempt" {
+                return role == .guardianUser
+                    ? "`exempt` belongs in the default policy (/etc/screentime/default.toml), not in a user's own"
+                    : "`exempt` is a guardian's key: it belongs in /etc/screentime/default.toml"
+            }
             guard case .table(let index) = entry.value.kind, document[index].origin == .header else {
                 return entry.isTableArray ? "unknown table `[[\(entry.key)]]`" : nil
             }
@@ -36,8 +42,10 @@ struct PolicyDecoder {
             return downtime
         }
         let shield = shieldTable(in: root).map(decodeShield) ?? Policy.ShieldSettings()
+        let exempt = role == .guardianDefault ? root.strings("exempt")?.value.map(\.value) ?? [] : []
         return Policy(
-            alwaysAllowed: root.applications("always_allowed"), limits: limits, downtimes: downtimes, shield: shield)
+            alwaysAllowed: root.applications("always_allowed"), limits: limits, downtimes: downtimes, shield: shield,
+            exempt: exempt)
     }
 
     // MARK: Tables

@@ -72,6 +72,12 @@ struct PolicyTableReader {
             log.add("`name` must not be empty", at: name.position)
             return nil
         }
+        if let bad = name.value.first(where: { $0 == "." || $0 == "@" || $0.isNewline }) {
+            log.add(
+                "`name` must not hold \(bad.isNewline ? "a line break" : "`\(bad)`") (it separates the parts of the names the daemon gives activities); write \"\(name.value.replacingOccurrences(of: ".", with: "-").replacingOccurrences(of: "@", with: "-"))\"",
+                at: name.position)
+            return nil
+        }
         return name
     }
 

@@ -71,11 +71,12 @@ extension DaemonRuntime {
         }
         dayRecords.limitsDay = day
         dayRecords.limitsDayEnd = calendar.dateInterval(of: .day, for: now.date)?.end
-        for limit in policy.limits {
-            // A limit by weekday that does not name today does not limit today.
-            guard let allowed = limit.dailyByWeekday.map({ $0[weekday] }) ?? limit.daily else { continue }
+        // A limit by weekday that does not name today does not limit today; users' own limits of one name are one
+        // record (the first policy's: the default one's).
+        var recorded: Set<String> = []
+        for limit in plan.limits where (limit.weekday == nil || limit.weekday == weekday) && recorded.insert(limit.name).inserted {
             batch.records.dailyLimits.append(
-                DailyLimitRecord(day: day, limit: limit.name, seconds: allowed.components.seconds, recordedAt: now.date)
+                DailyLimitRecord(day: day, limit: limit.name, seconds: limit.daily.components.seconds, recordedAt: now.date)
             )
         }
     }

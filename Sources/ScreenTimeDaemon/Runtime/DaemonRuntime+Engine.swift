@@ -13,7 +13,7 @@ extension PolicyPlan {
 extension DaemonRuntime {
     // MARK: - Policy
 
-    mutating func apply(_ newPolicy: Policy, _ newPlan: PolicyPlan, at now: Now, into actions: inout [Action]) {
+    mutating func apply(_ newPlan: PolicyPlan, at now: Now, into actions: inout [Action]) {
         let wanted = Dictionary(uniqueKeysWithValues: newPlan.registrations.map { ($0.name, $0) })
         let stale = engine.activities.filter { name in
             let text = name.rawValue
@@ -23,16 +23,18 @@ extension DaemonRuntime {
             }
             return wanted[name] == nil
         }
-        setPolicy(newPolicy, newPlan)
+        // Stores of limits and downtimes that no longer exist are cleared for everyone.
+        let storesInForce = Set(newPlan.limits.map(\.store)).union(newPlan.downtimeShields.values.map(\.store))
+        let staleStores = Set(stale.map { name in
+            plan.limit(for: name)?.store ?? plan.downtimeShields[name]?.store ?? SettingsStoreName(name.rawValue)
+        }).subtracting(storesInForce)
+        setPlan(newPlan)
         if !stale.isEmpty { run(engine.handle(.stopMonitoring(stale), at: now), at: now, into: &actions) }
         for registration in newPlan.registrations where engine.registration(of: registration.name) != registration {
             run(engine.handle(.startMonitoring(registration), at: now), at: now, into: &actions)
         }
-        // Stores of limits and downtimes that no longer exist are cleared for everyone.
         for user in knownUsers {
-            for name in stale {
-                setStore(SettingsStoreName(name.rawValue), of: user, to: nil, at: now, into: &actions)
-            }
+            for store in staleStores { setStore(store, of: user, to: nil, at: now, into: &actions) }
         }
         // Downtimes in progress (also those restored from a snapshot) hold their stores.
         activeDowntimes = Set(plan.downtimeShields.keys.filter { engine.currentInterval(of: $0) != nil })
@@ -49,7 +51,7 @@ extension DaemonRuntime {
     }
 
     private mutating func applyDowntime(_ activity: DeviceActivityName, to user: UserID, at now: Now, into actions: inout [Action]) {
-        guard let downtime = plan.downtimeShields[activity] else { return }
+        guard let downtime = plan.downtimeShields[activity], downtime.users?.contains(user) ?? true else { return }
         setStore(downtime.store, of: user, to: downtime.shield, at: now, into: &actions)
     }
 
@@ -76,13 +78,13 @@ extension DaemonRuntime {
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.insert(activity)
                     updateDowntimeShield()
-                    for user in knownUsers {
+                    for user in knownUsers where downtime.users?.contains(user) ?? true {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now)
                     }
                     actions.append(.log(.notice, "downtime started", ["activity": "\(activity)"].merging(JournalMessage.downtimeStarted.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
-                    grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.name + "/") }
-                    for user in knownUsers {
+                    grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.key + "/") }
+                    for user in knownUsers where limit.applies(to: user) {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
                     }
                     actions.append(
@@ -92,12 +94,12 @@ extension DaemonRuntime {
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.remove(activity)
                     updateDowntimeShield()
-                    for user in knownUsers {
+                    for user in knownUsers where downtime.users?.contains(user) ?? true {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
                     }
                     actions.append(.log(.notice, "downtime ended", ["activity": "\(activity)"].merging(JournalMessage.downtimeEnded.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
-                    for user in knownUsers {
+                    for user in knownUsers where limit.applies(to: user) {
                         queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
                     }
                 }
@@ -120,8 +122,8 @@ extension DaemonRuntime {
                         ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitReached.metadata) { $1 }))
                 actions.append(.limitReached(now.monotonic))
                 queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
-                let extra = plan.shieldText.extraTime.flatMap { extra -> String? in
-                    (grantsToday["\(limit.name)/\(user.rawValue)"] ?? 0) < plan.shieldText.extraTimesPerDay
+                let extra = limit.shieldText.extraTime.flatMap { extra -> String? in
+                    (grantsToday["\(limit.key)/\(user.rawValue)"] ?? 0) < limit.shieldText.extraTimesPerDay
                         ? "\(Self.describe(extra)) more" : nil
                 }
                 let title = "Time limit reached: \(limit.name)"
@@ -129,7 +131,7 @@ extension DaemonRuntime {
                 actions.append(
                     .notifyShield(
                         user: user, limit: limit.name, title: title,
-                        body: plan.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
+                        body: limit.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
                         extraTimeLabel: extra))
             case .shieldChanged(let user, let shield):
                 setShield(shield.isEmpty ? nil : shield, for: user)
@@ -167,15 +169,17 @@ extension DaemonRuntime {
     // MARK: - Answers
 
     mutating func answered(_ answer: NotificationAnswer, at now: Now, into actions: inout [Action]) {
-        guard case .limit(let name) = answer.subject, let limit = plan.limits.first(where: { $0.name == name }) else { return }
+        guard case .limit(let name) = answer.subject,
+            let limit = plan.limits(of: answer.user).first(where: { $0.name == name })
+        else { return }
         switch answer.choice {
         case .close:
-            requestClose(policy.limits.first(where: { $0.name == limit.name })?.applications ?? [])
+            requestClose(limit.applications)
             actions.append(.log(.notice, "close requested from the shield", ["limit": "\(limit.name)"]))
         case .extraTime:
-            let key = "\(limit.name)/\(answer.user.rawValue)"
+            let key = "\(limit.key)/\(answer.user.rawValue)"
             let granted = grantsToday[key] ?? 0
-            guard let extra = plan.shieldText.extraTime, granted < plan.shieldText.extraTimesPerDay else {
+            guard let extra = limit.shieldText.extraTime, granted < limit.shieldText.extraTimesPerDay else {
                 actions.append(.log(.notice, "extra time refused: none left today", ["limit": "\(limit.name)"]))
                 return
             }
@@ -190,15 +194,13 @@ extension DaemonRuntime {
     mutating func grantExtraTime(
         _ extra: Duration, limit name: String?, to user: UserID, at now: Now, into actions: inout [Action]
     ) -> Result<[String], ExtraTimeRefusal> {
-        var reached: [PolicyPlan.Limit] = []
-        for limit in plan.limits where name == nil || limit.name == name {
-            if engine.settings(of: limit.store, for: user) != nil, !reached.contains(where: { $0.name == limit.name }) {
-                reached.append(limit)
-            }
+        let limits = plan.limits(of: user)
+        let reached = limits.filter { limit in
+            (name == nil || limit.name == name) && engine.settings(of: limit.store, for: user) != nil
         }
         if reached.isEmpty {
-            if let name, !plan.limits.contains(where: { $0.name == name }) {
-                return .failure(.noSuchLimit(name, known: Array(Set(plan.limits.map(\.name))).sorted()))
+            if let name, !limits.contains(where: { $0.name == name }) {
+                return .failure(.noSuchLimit(name, known: limits.map(\.name).sorted()))
             }
             return .failure(.notReached(name))
         }

@@ -17,8 +17,8 @@ public struct DaemonRuntime {
         /// The daemon started, with the engine's last snapshot (nil on a first start or when none could be read):
         /// the snapshot's shields are in force at once, before any policy or sample.
         case restarted(EngineSnapshot?)
-        /// A policy was read and checked; `plan` is its translation into activities and stores.
-        case policyLoaded(Policy, PolicyPlan)
+        /// Policies were read and checked: the plan is their translation into activities and stores.
+        case policyLoaded(PolicyPlan)
         /// The policy file could not be used; the policy in force stays.
         case policyRefused(PolicyError)
         /// A tick's samples; `revision` changes whenever the collector's sessions or apps may have changed.
@@ -59,7 +59,6 @@ public struct DaemonRuntime {
 
     public let settings: DaemonSettings
     public internal(set) var engine = ActivityEngine(configuration: .unlimited, timeZone: .current)
-    public private(set) var policy = Policy.empty
     public private(set) var plan = PolicyPlan.empty
     /// Why the last policy file was refused, while the policy in force is an older one (or none).
     public private(set) var policyError: PolicyError?
@@ -105,9 +104,9 @@ public struct DaemonRuntime {
         switch event {
         case .restarted(let snapshot):
             restore(snapshot, at: now, into: &actions)
-        case .policyLoaded(let newPolicy, let newPlan):
+        case .policyLoaded(let newPlan):
             policyError = nil
-            apply(newPolicy, newPlan, at: now, into: &actions)
+            apply(newPlan, at: now, into: &actions)
         case .policyRefused(let error):
             policyError = error
             actions.append(
@@ -146,8 +145,7 @@ public struct DaemonRuntime {
         if closeRequested.contains(where: { !apps.contains($0) }) { closeRequested.formIntersection(apps) }
     }
 
-    mutating func setPolicy(_ newPolicy: Policy, _ newPlan: PolicyPlan) {
-        policy = newPolicy
+    mutating func setPlan(_ newPlan: PolicyPlan) {
         plan = newPlan
         shieldRevision &+= 1
         dayRecords.limitsDay = nil

@@ -44,7 +44,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         let sleep: LoopSleep
         do {
             sleep = try LoopSleep(
-                wakeup: thread.wakeup, files: FileChanges(policyPath: daemon.settings.policyPath, logger: logger),
+                wakeup: thread.wakeup, files: FileChanges(policyPaths: daemon.policyWatchPaths, logger: logger),
                 // The kernel's process events the collector follows, if it can (known after its first refresh): the
                 // loop wakes on them while anything is shielded.
                 processEvents: { [daemon] in daemon.collector.table.eventsDescriptor })
@@ -125,7 +125,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 }
                 if feedsWatchdog { _ = try? systemd.watchdog() }
                 let status = Status(
-                    limits: daemon.policy.limits.count, downtimes: daemon.policy.downtimes.count,
+                    limits: daemon.plan.limits(of: nil).count, downtimes: daemon.plan.downtimes.count,
                     shieldedUsers: daemon.shieldedUsers)
                 if status != lastStatus {
                     _ = try? systemd.status(status.text)
@@ -243,21 +243,23 @@ private final class LoopSleep: @unchecked Sendable {
     }
 }
 
-/// The files whose change the loop acts on, `/etc/localtime` and the policy: watched through `inotify(7)` so that a
-/// tick reads neither while they don't change; a file whose directory can't be watched (the policy's directory may
+/// The files whose change the loop acts on, `/etc/localtime` and the policies: watched through `inotify(7)` so that a
+/// tick reads none while they don't change; a file whose directory can't be watched (the policy's directory may
 /// not exist yet) is checked at each pass instead.
 private final class FileChanges {
     private let watch: FileWatch?
-    private let policyPath: String
+    private let policyPaths: [String]
     /// The files checked at each pass: those whose directory isn't watched.
     private let unwatched: (timeZone: Bool, policy: Bool)
 
-    init(policyPath: String, logger: Logger) {
-        self.policyPath = policyPath
+    init(policyPaths: [String], logger: Logger) {
+        self.policyPaths = policyPaths
         do {
-            let watch = try FileWatch(paths: [SystemTimeZone.path, policyPath])
+            let watch = try FileWatch(paths: [SystemTimeZone.path] + policyPaths)
             self.watch = watch
-            unwatched = (watch.unwatched.contains(SystemTimeZone.path), watch.unwatched.contains(policyPath))
+            unwatched = (
+                watch.unwatched.contains(SystemTimeZone.path), policyPaths.contains(where: watch.unwatched.contains)
+            )
         } catch {
             logger.warning("cannot watch files; the policy and the time zone are checked at each tick", metadata: ["error": "\(error)"])
             watch = nil
@@ -272,8 +274,8 @@ private final class FileChanges {
         guard reported, let watch else { return unwatched }
         let changed = watch.changes()
         return (
-            unwatched.timeZone || changed.contains(SystemTimeZone.path), unwatched.policy || changed.contains(policyPath)
+            unwatched.timeZone || changed.contains(SystemTimeZone.path),
+            unwatched.policy || policyPaths.contains(where: changed.contains)
         )
     }
 }
-

@@ -15,8 +15,9 @@ extension DaemonStatus {
         for user in (settings.users ?? engine.knownUsers).sorted() {
             // A limit by weekday is one activity a day: today's is the one in its interval.
             var shown: Set<String> = []
-            let todays = runtime.plan.limits.filter { engine.currentInterval(of: $0.activity) != nil }
-            for limit in todays + runtime.plan.limits where shown.insert(limit.name).inserted {
+            let limits = runtime.plan.limits.filter { $0.applies(to: user) }
+            let todays = limits.filter { engine.currentInterval(of: $0.activity) != nil }
+            for limit in todays + limits where shown.insert(limit.key).inserted {
                 let usage = engine.usage(of: PolicyPlan.limitEvent, in: limit.activity, for: user)
                 rows.append(
                     Row(
@@ -27,8 +28,8 @@ extension DaemonStatus {
                         nextReset: engine.currentInterval(of: limit.activity).map { date($0.end) },
                         shielded: engine.settings(of: limit.store, for: user).map { !$0.isEmpty } ?? false))
             }
-            for downtime in runtime.policy.downtimes {
-                let activity = DeviceActivityName("downtime.\(downtime.name)")
+            for downtime in runtime.plan.downtimes where downtime.applies(to: user) {
+                let activity = downtime.activity
                 let current = engine.currentInterval(of: activity)
                 rows.append(
                     Row(

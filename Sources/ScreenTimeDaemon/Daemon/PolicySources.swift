@@ -1,0 +1,101 @@
+import Foundation
+import ScreenTimeModel
+
+/// The policy files the daemon reads and the last good policy of each: one file in individual mode; in guardian
+/// mode the default policy and each user's own (`GuardianPolicies`), each kept when a new version is refused, so
+/// that one bad file never lifts anyone's limits.
+struct PolicySources {
+    let settings: DaemonSettings
+    /// Each file's last good policy, by path.
+    private var lastGood: [String: Policy] = [:]
+    /// What the files looked like when last read (and the password database, in guardian mode).
+    private var stamps: [String: FileStamp?] = [:]
+
+    /// What a reading gave.
+    struct Reading {
+        /// The scopes of the plan; nil when no file changed what is in force.
+        var scopes: [PolicyPlan.Scope]?
+        /// Every file's mistakes (the policy in force keeps that file's last good policy).
+        var error: PolicyError?
+        /// The apps the guardian's policies limit (their programs are also known by content).
+        var limitedApps: Set<AppID>
+    }
+
+    init(settings: DaemonSettings) {
+        self.settings = settings
+    }
+
+    private var files: [GuardianPolicies.File] {
+        guard let folder = settings.userPoliciesFolder else { return [GuardianPolicies.File(path: settings.policyPath, user: nil)] }
+        return GuardianPolicies.files(defaultPath: settings.policyPath, usersFolder: folder)
+    }
+
+    /// The paths whose change means a reread: the files, and in guardian mode the users' folder and the password
+    /// database (a new user falls under the default policy).
+    var watchedPaths: [String] {
+        guard let folder = settings.userPoliciesFolder else { return [settings.policyPath] }
+        return [settings.policyPath, Policy.legacySystemPath, folder + "/", "/etc/passwd"]
+    }
+
+    /// Whether anything read changed since the last reading.
+    func changed() -> Bool { currentStamps() != stamps }
+
+    private func currentStamps() -> [String: FileStamp?] {
+        var current: [String: FileStamp?] = [:]
+        for file in files { current[file.path] = FileStamp(path: file.path) }
+        if settings.userPoliciesFolder != nil { current["/etc/passwd"] = FileStamp(path: "/etc/passwd") }
+        return current
+    }
+
+    /// Reads every file.
+    mutating func read() -> Reading {
+        stamps = currentStamps()
+        let files = files
+        var problems: [PolicyError.Problem] = []
+        var changed = false
+        for file in files {
+            let guardian = settings.userPoliciesFolder != nil
+            if guardian, file.user == nil, files.count > 1, !FileManager.default.fileExists(atPath: file.path) {
+                // No default policy: only the users with files of their own are limited.
+                if lastGood.removeValue(forKey: file.path) != nil { changed = true }
+                continue
+            }
+            let diagnosis =
+                guardian
+                ? Policy.diagnoseGuardian(fileAt: file.path, role: file.user == nil ? .guardianDefault : .guardianUser)
+                : Policy.diagnose(fileAt: file.path)
+            switch diagnosis.result {
+            case .success(let policy):
+                if lastGood[file.path] != policy { changed = true }
+                lastGood[file.path] = policy
+            case .failure(let error):
+                problems += error.problems
+            }
+        }
+        // A file removed by the guardian no longer limits anyone.
+        let paths = Set(files.map(\.path))
+        for path in lastGood.keys where !paths.contains(path) {
+            lastGood[path] = nil
+            changed = true
+        }
+        let usable = files.compactMap { file in lastGood[file.path].map { (file: file, policy: $0) } }
+        var scopes: [PolicyPlan.Scope]
+        var limited: Set<AppID> = []
+        if settings.userPoliciesFolder == nil {
+            scopes = usable.map { PolicyPlan.Scope(policy: $0.policy) }
+        } else {
+            let coverage = GuardianPolicies.coverage(
+                of: usable, accounts: GuardianPolicies.regularAccounts(), lookUp: GuardianPolicies.account(named:))
+            problems += coverage.problems
+            scopes = coverage.covered.map { entry in
+                PolicyPlan.Scope(
+                    policy: entry.policy, users: Set(entry.users.map(\.uid)), qualifier: entry.file.user)
+            }
+            for entry in coverage.covered { limited.formUnion(entry.policy.limits.flatMap(\.applications)) }
+            // Who is covered may change without any policy changing (a new user).
+            changed = true
+        }
+        // Without mistakes the plan is applied again (a file fixed back to its last good text clears the error).
+        return Reading(scopes: changed || problems.isEmpty ? scopes : nil, error: PolicyError(problems: problems), limitedApps: limited)
+    }
+}

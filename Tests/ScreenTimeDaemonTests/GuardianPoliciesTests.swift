@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import ScreenTimeBus
+import ScreenTimeEngine
+import ScreenTimeModel
+import Testing
+
+@testable import ScreenTimeDaemon
+
+/// A guardian's policies: the default one for every regular user it does not exempt, a user's own for that user.
+@Suite struct GuardianPoliciesTests {
+    static let alice = GuardianPolicies.Account(name: "alice", uid: UserID(1001))
+    static let bob = GuardianPolicies.Account(name: "bob", uid: UserID(1002))
+    static let carol = GuardianPolicies.Account(name: "carol", uid: UserID(1003))
+    static let defaultFile = GuardianPolicies.File(path: "/etc/screentime/default.toml", user: nil)
+
+    static func games(_ daily: String, exempt: String = "", role: Policy.Role = .guardianDefault) throws -> Policy {
+        try Policy.diagnose(
+            "\(exempt)\n[[limit]]\nname = \"games\"\napps = [\"org.example.Game\"]\ndaily = \"\(daily)\"\n",
+            file: "test.toml", role: role
+        ).get()
+    }
+
+    static func userFile(_ name: String) -> GuardianPolicies.File {
+        GuardianPolicies.File(path: "/etc/screentime/users/\(name).toml", user: name)
+    }
+
+    @Test func theDefaultPolicyCoversEveryRegularUserWithoutAFileOfTheirOwnButTheExempt() throws {
+        let coverage = GuardianPolicies.coverage(
+            of: [
+                (Self.defaultFile, try Self.games("20s", exempt: "exempt = [\"carol\"]")),
+                (Self.userFile("alice"), try Self.games("40s", role: .guardianUser)),
+            ],
+            accounts: [Self.alice, Self.bob, Self.carol], lookUp: { _ in nil })
+        #expect(coverage.problems.isEmpty)
+        #expect(coverage.covered.map(\.file) == [Self.defaultFile, Self.userFile("alice")])
+        #expect(coverage.covered.map { $0.users.map(\.name) } == [["bob"], ["alice"]])
+    }
+
+    @Test func aUserFileNamingNoUserLimitsNobodyAndSaysSo() throws {
+        let coverage = GuardianPolicies.coverage(
+            of: [(Self.userFile("ghost"), try Self.games("40s", role: .guardianUser))], accounts: [Self.alice],
+            lookUp: { _ in nil })
+        #expect(coverage.covered.isEmpty)
+        #expect(coverage.problems.map(\.description) == [
+            "/etc/screentime/users/ghost.toml:1:1: no user named \"ghost\" on this system: the file limits nobody; "
+                + "name it after a user (`getent passwd` lists them)"
+        ])
+    }
+
+    @Test func aUserFileMayNameAUserBelowUID1000() throws {
+        let root = GuardianPolicies.Account(name: "root", uid: UserID(0))
+        let coverage = GuardianPolicies.coverage(
+            of: [(Self.userFile("root"), try Self.games("1h", role: .guardianUser))], accounts: [Self.alice],
+            lookUp: { $0 == "root" ? root : nil })
+        #expect(coverage.covered.map { $0.users } == [[root]])
+    }
+
+    @Test func exemptBelongsOnlyInTheDefaultPolicy() {
+        for role in [Policy.Role.guardianUser, .individual] {
+            let diagnosis = Policy.diagnose("exempt = [\"carol\"]\n", file: "p.toml", role: role)
+            guard case .failure(let error) = diagnosis.result else {
+                Issue.record("exempt accepted in a \(role) policy")
+                continue
+            }
+            #expect(error.problems.map { ($0.line, $0.column) }.first! == (1, 1))
+            #expect(error.problems.first?.message.contains("/etc/screentime/default.toml") == true)
+        }
+        #expect((try? Self.games("1h", exempt: "exempt = [\"carol\"]"))?.exempt == ["carol"])
+    }
+
+    @Test func aLimitNameMayNotHoldTheSeparatorsOfActivityNames() {
+        let diagnosis = Policy.diagnose("[[limit]]\nname = \"games@night\"\ndaily = \"1h\"\n", file: "p.toml")
+        guard case .failure(let error) = diagnosis.result else {
+            Issue.record("a name with @ was accepted")
+            return
+        }
+        #expect(error.problems.first?.description.hasPrefix("p.toml:2:8: `name` must not hold `@`") == true)
+    }
+
+    static func plan() throws -> PolicyPlan {
+        PolicyPlan(
+            scopes: [
+                PolicyPlan.Scope(policy: try games("20s"), users: [Self.bob.uid]),
+                PolicyPlan.Scope(policy: try games("40s", role: .guardianUser), users: [Self.alice.uid], qualifier: "alice"),
+            ],
+            appToken: { DaemonRuntimeTests.token($0.rawValue) }, categoryToken: { DaemonRuntimeTests.category($0) })
+    }
+
+    @Test func aUsersOwnPolicyHasActivitiesAndStoresOfItsOwn() throws {
+        let plan = try Self.plan()
+        #expect(plan.registrations.map(\.name.rawValue) == ["limit.games", "limit.games@alice"])
+        #expect(plan.registrations.map(\.users) == [[Self.bob.uid], [Self.alice.uid]])
+        #expect(plan.limits.map(\.store.rawValue) == ["limit.games", "limit.games@alice"])
+        #expect(plan.limits(of: Self.alice.uid).map(\.daily) == [.seconds(40)])
+        #expect(plan.limits(of: Self.bob.uid).map(\.daily) == [.seconds(20)])
+        #expect(plan.covers(Self.alice.uid) && plan.covers(Self.bob.uid) && !plan.covers(Self.carol.uid))
+        #expect(plan.limit(for: DeviceActivityName("extra.games@alice.1001.5"))?.key == "games@alice")
+    }
+
+    @Test func eachUserIsShieldedAtTheirOwnPolicysLimit() throws {
+        var harness = DaemonRuntimeTests.Harness()
+        harness.handle(.restarted(nil))
+        harness.handle(.policyLoaded(try Self.plan()))
+        func use(_ seconds: Int) {
+            for _ in 0..<seconds {
+                harness.advance(1)
+                harness.revision += 1
+                let samples = [Self.alice, Self.bob, Self.carol].map { account in
+                    UsageSample(
+                        user: account.uid, session: SessionID("s\(account.uid.rawValue)"), presence: .active,
+                        applicationsInUse: [DaemonRuntimeTests.game])
+                }
+                harness.handle(.tick(samples, revision: harness.revision))
+            }
+        }
+        func shielded(_ account: GuardianPolicies.Account) -> Bool {
+            harness.runtime.shields[account.uid]?.shields(DaemonRuntimeTests.game) ?? false
+        }
+        use(22)
+        #expect(shielded(Self.bob))
+        #expect(!shielded(Self.alice))
+        #expect(!shielded(Self.carol))
+        use(20)
+        #expect(shielded(Self.alice))
+        #expect(!shielded(Self.carol))
+        let status = DaemonStatus(runtime: harness.runtime, at: harness.now, movedAside: [])
+        let limits: [String] = status.rows.filter { $0.kind == "limit" }.map { row in
+            "\(row.user):\(row.limitSeconds ?? 0)"
+        }
+        #expect(limits.sorted() == ["1001:40", "1002:20"])
+    }
+
+    /// Real files in a root-only folder: each file's last good policy stays when an edit is refused, and a removed
+    /// file limits nobody. Needs root; under CI=true it runs (and fails) without.
+    @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func eachFileKeepsItsLastGoodPolicyAndARemovedOneLimitsNobody() throws {
+        let folder = try GuardianPolicyFileTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let users = folder + "/users"
+        mkdir(users, 0o755)
+        func write(_ text: String, to path: String) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o644)
+        }
+        let limit = "[[limit]]\nname = \"games\"\napps = [\"org.example.Game\"]\ndaily = \"%@\"\n"
+        try write(String(format: limit, "20s"), to: folder + "/default.toml")
+        try write(String(format: limit, "1h"), to: users + "/root.toml")
+        var settings = DaemonSettings.defaults(system: true)
+        settings.policyPath = folder + "/default.toml"
+        settings.userPoliciesFolder = users
+        var sources = PolicySources(settings: settings)
+        let first = sources.read()
+        #expect(first.error == nil)
+        #expect(first.scopes?.map(\.qualifier) == [nil, "root"])
+        #expect(first.scopes?.last?.users == [UserID(0)])
+        #expect(!sources.changed())
+
+        try write(String(format: limit, "0s"), to: users + "/root.toml")
+        #expect(sources.changed())
+        let refused = sources.read()
+        #expect(refused.error?.problems.first?.file == users + "/root.toml")
+        #expect(refused.scopes?.last?.policy.limits.first?.daily == .seconds(3600))
+
+        chown(folder + "/default.toml", 1000, 1000)
+        let untrusted = sources.read()
+        #expect(untrusted.error?.problems.contains { $0.message.contains("belongs to uid 1000, not root") } == true)
+        #expect(untrusted.scopes?.first?.policy.limits.first?.daily == .seconds(20))
+
+        unlink(users + "/root.toml")
+        #expect(sources.read().scopes?.map(\.qualifier) == [nil])
+    }
+}
