@@ -31,6 +31,17 @@ static const sd_bus_vtable daemon_vtable[] = {
     M("Status", "", SD_BUS_PARAM(), "s", SD_BUS_PARAM(status_json)),
     M("Reload", "", SD_BUS_PARAM(), "", SD_BUS_PARAM()),
     M("GrantExtraTime", "su", SD_BUS_PARAM(limit) SD_BUS_PARAM(seconds), "as", SD_BUS_PARAM(limits)),
+    M("AskForTime", "us", SD_BUS_PARAM(seconds) SD_BUS_PARAM(reason), "u", SD_BUS_PARAM(request)),
+    M("Requests", "", SD_BUS_PARAM(), "s", SD_BUS_PARAM(requests_json)),
+    M("AnswerRequest", "ubu", SD_BUS_PARAM(request) SD_BUS_PARAM(approve) SD_BUS_PARAM(seconds), "as",
+      SD_BUS_PARAM(answers)),
+    M("AnswerShield", "sb", SD_BUS_PARAM(limit) SD_BUS_PARAM(close), "", SD_BUS_PARAM()),
+    SD_BUS_SIGNAL_WITH_NAMES("Notification", "ussss" "s",
+                             SD_BUS_PARAM(user) SD_BUS_PARAM(kind) SD_BUS_PARAM(limit) SD_BUS_PARAM(title)
+                                 SD_BUS_PARAM(body) SD_BUS_PARAM(secondary),
+                             0),
+    SD_BUS_SIGNAL_WITH_NAMES("RequestFiled", "s", SD_BUS_PARAM(request_json), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("RequestAnswered", "s", SD_BUS_PARAM(request_json), 0),
     SD_BUS_VTABLE_END,
 };
 

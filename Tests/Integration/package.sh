@@ -22,7 +22,7 @@ VERSION=$(dpkg-deb -f "$DEB" Version)
 check "lintian reports no error" lintian --fail-on error "$DEB"
 echo "package: $(basename "$DEB"), $(du -k "$DEB" | cut -f1) KiB"
 
-start_sandbox stpkg 1
+start_sandbox stpkg 2
 # The host's policy-rc.d (which forbids maintainer scripts to start services on it) reaches the container through its
 # overlay; the container is a booted system where the package's scripts must act as on a guardian's machine.
 inside rm -f /usr/sbin/policy-rc.d
@@ -75,8 +75,18 @@ check "a limited user's screentime extra is refused by the guardian daemon, with
 # Shields the child cannot undo: a 5 s freeze limit on the game, started by the child's desktop in an app scope of
 # their own user manager. The guardian daemon moves it into a scope of the system manager in user-UID.slice and
 # freezes that: the child can neither write its cgroup.freeze nor move the game out, and SIGCONT buys nothing.
-inside sh -c 'printf "always_allowed = [\"org.gnome.Calculator\"]\n[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"5s\"\nshield = \"freeze\"\n" \
-    > /etc/screentime/default.toml'
+# The child's own policy, /etc/screentime/users/sbuser1.toml (root's), with a monitor extension that records whom it
+# runs as; the default policy exempts sbuser2.
+cat > "$WORK/st-extension" <<'EXT'
+#!/bin/sh
+echo "$(id -u) $*" >> /tmp/st-extension.log
+EXT
+inside install -m 755 "$WORK/st-extension" /usr/local/bin/st-extension
+inside sh -c 'printf "always_allowed = [\"org.gnome.Calculator\"]\n[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"20s\"\nshield = \"freeze\"\nextension = \"/usr/local/bin/st-extension\"\n" \
+    > /etc/screentime/users/sbuser1.toml'
+inside sh -c 'printf "exempt = [\"sbuser2\"]\n[[limit]]\nname = \"everything\"\ndaily = \"1h\"\n" > /etc/screentime/default.toml'
+check "policy check --system names whom each file covers" inside sh -c \
+    'out=$(screentime policy check --system) && echo "$out" | grep -q "users/sbuser1.toml: covers sbuser1$" && echo "$out" | grep -q "except sbuser2: none yet"'
 as_child() {
     inside runuser -u sbuser1 -- env XDG_RUNTIME_DIR=/run/user/2001 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2001/bus "$@"
 }
@@ -89,7 +99,10 @@ check "the child's game runs in their user manager's app scope" \
     inside grep -q 'user@2001.service/app.slice/app-gnome-supertuxkart-4242.scope' "/proc/${GAME:-0}/cgroup"
 game_cgroup() { inside sh -c "sed -n 's/^0:://p' /proc/${GAME:-0}/cgroup"; }
 guarded() { game_cgroup | grep -q '^/user.slice/user-2001.slice/app-screentime-supertuxkart-.*\.scope$'; }
-check "at the limit the game is moved into a root-owned scope of user-2001.slice" wait_for 20 guarded
+# The agent in the child's session: stopped once the shield is on, it takes nothing away.
+as_child screentime agent >/dev/null 2>&1 &
+check "the child's agent runs" wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -f 'screentime agent')\" ]"
+check "at the limit the game is moved into a root-owned scope of user-2001.slice" wait_for 40 guarded
 SCOPE=/sys/fs/cgroup$(game_cgroup)
 check "that scope is frozen" wait_for 3 inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
 check "the scope belongs to root" test "$(inside stat -c %U "$SCOPE/cgroup.freeze")" = root
@@ -103,9 +116,23 @@ AFTER=$(ticks)
 echo "game under a 3 s SIGCONT loop: $((AFTER - BEFORE)) ticks"
 check "a 3 s SIGCONT loop gets the game no CPU (<= 5 ticks)" test $((AFTER - BEFORE)) -le 5
 check "status --user shows the child's limit shielded" inside sh -c 'screentime status --user sbuser1 | grep -q "sbuser1: limit games: .*SHIELDED"'
+AGENT=$(inside pgrep -u sbuser1 -f 'screentime agent' | head -1)
+inside kill "${AGENT:-0}"
+sleep 1
+check "stopping the child's agent leaves the game frozen" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+check "the policy's extension ran as the child, never as root" inside sh -c \
+    'grep -q "^2001 --callback eventDidReachThreshold --activity limit.games" /tmp/st-extension.log && ! grep -q "^0 " /tmp/st-extension.log'
 inside systemctl restart screentimed.service
 sleep 2
 check "the game stays frozen over a restart of the guardian daemon" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+# A policy the child owns is refused: the last good one stays in force.
+inside chown sbuser1 /etc/screentime/users/sbuser1.toml
+inside touch /etc/screentime/users/sbuser1.toml
+check "a child-owned policy is refused, and status says why" \
+    wait_for 10 inside sh -c 'screentime status --system | grep -q "sbuser1.toml.*belongs to uid 2001, not root"'
+sleep 1
+check "the game stays frozen under the refused policy" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+inside chown root /etc/screentime/users/sbuser1.toml
 # The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
 # always-allowed calculator, through the dynamic loader, or as a copy under another name, it is the game, and frozen
 # within a second or so.
@@ -129,6 +156,22 @@ done
 check "all three new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 3
 inside rm -f /usr/local/bin/notes
 
+# Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
+# limit with extra; root sees the request and approves it, and the game runs again.
+check "the child asks for more time" sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime ask --minutes 2 homework | grep -q '^request 1:'"
+check "root's screentime requests lists it" inside sh -c 'screentime requests | grep -q "sbuser1  2 min  waiting  \"homework\""'
+check "the request is in the journal with its MESSAGE_ID" \
+    wait_for 5 inside journalctl -q -u screentimed.service MESSAGE_ID=d97d22e9d30f46c282cf15e11f909bb4 --grep 'more time asked for'
+check "the child's own approve --all is refused" sh -c "! $SANDBOX run $NAME -- runuser -u sbuser1 -- screentime approve --all 2>/dev/null"
+check "the child's extra is refused" sh -c "! $SANDBOX run $NAME -- runuser -u sbuser1 -- screentime extra --minutes 5 2>/dev/null"
+sleep 1
+check "the game is still frozen" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+check "root approves every waiting request" inside sh -c 'screentime approve --all | grep -q "request 1 of sbuser1: approved, 2 more minutes"'
+BEFORE=$(ticks); sleep 2; AFTER=$(ticks)
+echo "game after the approval: $((AFTER - BEFORE)) ticks in 2 s"
+check "the approved request lets the game run" test $((AFTER - BEFORE)) -ge 50
+check "the request shows approved" inside sh -c 'screentime requests | grep -q "approved, 2 min"'
+
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'
 refused=f4789abd80854b44863ad88db589d382
@@ -146,6 +189,9 @@ check "policy check --system refuses it with the fix" \
 inside chmod 644 /etc/screentime/default.toml
 check "policy check --system names the users the default policy covers" \
     inside sh -c 'screentime policy check --system | grep -q "covers every regular user"'
+inside rm -f /etc/screentime/users/sbuser1.toml
+check "without the child's own policy the default covers them" \
+    inside sh -c 'screentime policy check --system | grep -q "except sbuser2: sbuser1$"'
 
 inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q screentime >> "$WORK/apt.log" 2>&1
 check "removing the package stops the daemon" test "$(inside systemctl is-active screentimed.service)" != active

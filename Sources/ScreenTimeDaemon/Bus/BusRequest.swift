@@ -13,6 +13,16 @@ public enum BusRequest: Hashable, Sendable {
     case reload
     /// `screentime extra`: more time today on a limit (empty: every limit that shields the caller now).
     case grantExtraTime(limit: String, seconds: UInt32)
+    /// `Daemon1.AskForTime(seconds, reason)`: a limited user asks the guardian for more time.
+    case ask(seconds: UInt32, reason: String)
+    /// `Daemon1.Requests`: today's requests for more time.
+    case requests
+    /// `Daemon1.AnswerRequest(id, approve, seconds)`: the guardian approves or denies request `id` (0: every waiting
+    /// one), giving `seconds` (0: what was asked for).
+    case answerRequest(id: UInt32, approve: Bool, seconds: UInt32)
+    /// `Daemon1.AnswerShield(limit, close)`: a button of the caller's shield notification of `limit`, as their agent
+    /// relays it: close its apps, or take the extra time the policy offers.
+    case answerShield(limit: String, close: Bool)
     /// `Authorization1.RequestAuthorization(member)`: `individual` or `child`.
     case requestAuthorization(member: String)
     /// `Authorization1.AuthorizationStatus`.
@@ -50,6 +60,15 @@ public enum BusRequest: Hashable, Sendable {
     /// `Catalog1.Extensions`: the calling app's id and the extensions its desktop entry declares.
     case extensions
 
+    /// The polkit action a caller other than root must be allowed, if the request needs one.
+    public var polkitAction: String? {
+        switch self {
+        case .ask: "org.screentime.ask"
+        case .answerRequest: "org.screentime.manage"
+        default: nil
+        }
+    }
+
     /// The request a call of `interface`.`member` with `arguments` makes; sd-bus has checked the arguments'
     /// signature against the vtable already.
     ///
@@ -69,6 +88,18 @@ public enum BusRequest: Hashable, Sendable {
         case (.daemon, "GrantExtraTime"):
             guard arguments.count == 2, case .uint32(let seconds) = arguments[1] else { throw Self.malformed(member) }
             self = .grantExtraTime(limit: string(0), seconds: seconds)
+        case (.daemon, "AskForTime"):
+            guard arguments.count == 2, case .uint32(let seconds) = arguments[0] else { throw Self.malformed(member) }
+            self = .ask(seconds: seconds, reason: string(0))
+        case (.daemon, "Requests"): self = .requests
+        case (.daemon, "AnswerShield"):
+            guard arguments.count == 2, case .boolean(let close) = arguments[1] else { throw Self.malformed(member) }
+            self = .answerShield(limit: string(0), close: close)
+        case (.daemon, "AnswerRequest"):
+            guard arguments.count == 3, case .uint32(let id) = arguments[0], case .boolean(let approve) = arguments[1],
+                case .uint32(let seconds) = arguments[2]
+            else { throw Self.malformed(member) }
+            self = .answerRequest(id: id, approve: approve, seconds: seconds)
         case (.authorization, "RequestAuthorization"): self = .requestAuthorization(member: string(0))
         case (.authorization, "AuthorizationStatus"): self = .authorizationStatus
         case (.authorization, "RevokeAuthorization"): self = .revokeAuthorization
@@ -107,6 +138,8 @@ public enum BusRequest: Hashable, Sendable {
 public enum BusAnswer: Hashable, Sendable {
     /// No arguments.
     case nothing
+    /// A number (`u`): a request's id.
+    case number(UInt32)
     /// One string (`s`): a status, or JSON.
     case text(String)
     /// An array of strings (`as`).
@@ -118,6 +151,7 @@ public enum BusAnswer: Hashable, Sendable {
     public var values: [BusValue] {
         switch self {
         case .nothing: []
+        case .number(let number): [.uint32(number)]
         case .text(let text): [.string(text)]
         case .texts(let texts): [.array(elementSignature: "s", texts.map(BusValue.string))]
         case .seconds(let used, let remaining): [.uint64(used), .uint64(remaining)]

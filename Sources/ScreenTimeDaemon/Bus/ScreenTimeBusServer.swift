@@ -1,3 +1,4 @@
+import Foundation
 import CScreenTimeBus
 import CSystemd
 import LinuxActivity
@@ -165,11 +166,31 @@ private final class ServerConnection: @unchecked Sendable {
             return sd_bus_error_set(error, failure.code.rawValue, failure.wireMessage)
         }
         let pending = PendingReply(message: message)
-        requests.submit(request, from: caller) { [self] answer in
+        let reply: BusRequestQueue.Completion = { [self] answer in
             pending.answer = answer
             replies.withLock { $0.append(pending) }
             wakeup.signal()
         }
+        // What needs polkit's word is asked on a thread of its own (a guardian may take a while to authenticate);
+        // root needs none. When polkit can't be asked, only root answers requests; anyone may still file one (the
+        // daemon takes them only from users a policy limits).
+        if let action = request.polkitAction, caller.credentials.user.rawValue != 0 {
+            guard let sender = message.sender else {
+                reply(.failure(PolkitAuthority.refusal(action, .unavailable("the call has no sender"))))
+                return 1
+            }
+            let requests = requests
+            Thread.detachNewThread {
+                let verdict = PolkitAuthority.check(action, sender: sender, interactive: action == "org.screentime.manage")
+                if verdict == .authorized || (action == "org.screentime.ask" && verdict != .refused) {
+                    requests.submit(request, from: caller, completion: reply)
+                } else {
+                    reply(.failure(PolkitAuthority.refusal(action, verdict)))
+                }
+            }
+            return 1
+        }
+        requests.submit(request, from: caller, completion: reply)
         return 1
     }
 
@@ -224,6 +245,18 @@ private final class ServerConnection: @unchecked Sendable {
                     try bus.emitSignal(
                         path: path, interface: ScreenTimeBusName.Interface.settings.rawValue, member: "ShieldChanged",
                         arguments: [.uint32(user.rawValue), .string(json)])
+                case .notification(let user, let kind, let limit, let title, let body, let secondary):
+                    try bus.emitSignal(
+                        path: path, interface: ScreenTimeBusName.Interface.daemon.rawValue, member: "Notification",
+                        arguments: [
+                            .uint32(user.rawValue), .string(kind), .string(limit), .string(title), .string(body),
+                            .string(secondary),
+                        ])
+                case .requestFiled(let request), .requestAnswered(let request):
+                    let member: String = if case .requestFiled = signal { "RequestFiled" } else { "RequestAnswered" }
+                    try bus.emitSignal(
+                        path: path, interface: ScreenTimeBusName.Interface.daemon.rawValue, member: member,
+                        arguments: [.string((try? BusJSON.encode(request)) ?? "{}")])
                 case .daemonPropertiesChanged:
                     _ = stbus_emit_daemon_properties_changed(bus.handle)
                 }

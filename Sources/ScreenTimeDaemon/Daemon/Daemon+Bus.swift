@@ -48,6 +48,23 @@ extension Daemon: BusRequestHandler {
         case .reload:
             if let error = reload(at: now) { throw ScreenTimeBusError(.invalidPolicy, "\(error)") }
             return .nothing
+        case .ask(let seconds, let reason):
+            return .number(try ask(seconds: seconds, reason: reason, from: caller, at: now))
+        case .requests:
+            return .text(try listRequests(for: caller, at: now))
+        case .answerShield(let limit, let close):
+            // Only the caller's own shield, and only what its buttons may do (the policy's extra time, if any). A
+            // close asked of a guardian's daemon would end every user's instances of the app: each closes their own.
+            if close && settings.system {
+                throw ScreenTimeBusError(.invalidArgument, "a guardian's daemon closes no app on request: close it yourself")
+            }
+            let answer = NotificationAnswer(
+                user: caller.credentials.user, subject: .limit(limit), choice: close ? .close : .extraTime)
+            perform(runtime.handle(.answered(answer), at: now))
+            enforce(at: now)
+            return .nothing
+        case .answerRequest(let id, let approve, let seconds):
+            return .texts(try answerRequests(id: id, approve: approve, seconds: seconds, from: caller, at: now))
         case .grantExtraTime(let limit, let seconds):
             return .texts(try grantExtraTime(limit: limit.isEmpty ? nil : limit, seconds: seconds, to: caller, at: now))
         case .applications:

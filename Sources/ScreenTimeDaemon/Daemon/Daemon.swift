@@ -24,7 +24,7 @@ public final class Daemon {
     public let storeWriter: StoreWriter
     let enforcer: Enforcer
     /// The D-Bus service's requests, answered on the loop's thread (`Daemon+Bus.swift`).
-    public let busRequests = BusRequestQueue()
+    public let busRequests: BusRequestQueue
     /// What the D-Bus clients keep in the daemon: their authorization, activities and stores.
     var clients = ClientRegistry()
     /// Whether the clients' records were read back from the ledger (it opens after the start).
@@ -46,6 +46,8 @@ public final class Daemon {
     /// `shieldRevision` it was derived from.
     var enforcementInputs:
         (tableChanges: UInt64, shieldRevision: UInt64, desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]])?
+    /// Guardian mode: the requests for more time, until the guardian answers them (`Daemon+Requests.swift`).
+    var requests: TimeRequests
     /// The policy files and the last good policy of each.
     private var policySources: PolicySources
     /// The collector's revision whose apps were last labelled in the store (`Daemon+DayRecords.swift`).
@@ -78,7 +80,10 @@ public final class Daemon {
     ///   state folder (the message says which and how to fix it).
     public init(settings: DaemonSettings, notifier: (any DaemonNotifier)?, logger: Logger) throws {
         self.settings = settings
-        self.notifier = notifier
+        let busRequests = BusRequestQueue()
+        self.busRequests = busRequests
+        // In guardian mode the users' agents show what the daemon broadcasts.
+        self.notifier = notifier ?? (settings.system ? BusNotifier(queue: busRequests) : nil)
         self.logger = logger
         instanceLock = try InstanceLock(path: settings.lockPath)
         tokenizer = try Tokenizer.loadOrCreate(keyAt: settings.tokenKeyPath)
@@ -96,6 +101,7 @@ public final class Daemon {
             confiner: ServiceManagerConfiner(system: settings.system, logger: logger))
         runtime = DaemonRuntime(settings: settings)
         policySources = PolicySources(settings: settings)
+        requests = TimeRequests(path: settings.requestsPath)
     }
 
     /// Restores the engine's snapshot and with it every shield in force, takes over what the last run held (nothing
@@ -207,8 +213,8 @@ public final class Daemon {
                 notifier?.shield(
                     user: user, subject: .limit(limit), title: title, body: body, primaryLabel: nil,
                     secondaryLabel: extraTimeLabel)
-            case .runExtension(let executable, let callback, let activity, let event):
-                runExtension(executable, callback: callback, activity: activity, event: event)
+            case .runExtension(let executable, let callback, let activity, let event, let user):
+                runExtension(executable, callback: callback, activity: activity, event: event, as: user)
             case .write(let batch):
                 storeWriter.submit(batch)
             case .log(let level, let message, let metadata):
@@ -222,10 +228,32 @@ public final class Daemon {
         }
     }
 
-    /// Runs a monitor extension on its own, under its time and memory limits, its output going to the log.
-    private func runExtension(_ executable: String, callback: MonitorCallback, activity: String, event: String?) {
-        let runner = ExtensionRunner(limits: settings.extensionLimits, logger: logger)
+    /// Runs a monitor extension on its own, under its time and memory limits, its output going to the log; in
+    /// guardian mode as `user`, in a transient service of the system manager (`TransientExtensionUnit`), never as
+    /// root.
+    private func runExtension(
+        _ executable: String, callback: MonitorCallback, activity: String, event: String?, as user: UserID?
+    ) {
         let logger = logger
+        let limits = settings.extensionLimits
+        if settings.system {
+            guard let user, user.rawValue != 0 else {
+                logger.warning("monitor extension not run: guardian mode runs extensions only as a limited user", metadata: ["extension": "\(executable)"])
+                return
+            }
+            Task.detached {
+                do {
+                    let unit = try TransientExtensionUnit.start(
+                        executable: executable, callback: callback, activity: activity, event: event, user: user,
+                        limits: limits)
+                    logger.info("monitor extension started", metadata: ["extension": "\(executable)", "unit": "\(unit)", "uid": "\(user.rawValue)"])
+                } catch {
+                    logger.warning("monitor extension failed to start", metadata: ["extension": "\(executable)", "error": "\(error)"])
+                }
+            }
+            return
+        }
+        let runner = ExtensionRunner(limits: limits, logger: logger)
         Task.detached {
             let outcome = await runner.run(executable: executable, callback: callback, activity: activity, event: event)
             if !outcome.succeeded {

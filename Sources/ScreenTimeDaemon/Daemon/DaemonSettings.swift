@@ -49,6 +49,9 @@ public struct DaemonSettings: Sendable {
     /// The engine's snapshot as a file beside the ledger.
     public var snapshotPath: String { (databasePath as NSString).deletingLastPathComponent + "/engine-snapshot.json" }
 
+    /// Guardian mode: the requests for more time, beside the ledger.
+    public var requestsPath: String { (databasePath as NSString).deletingLastPathComponent + "/requests.json" }
+
     /// The daemon's instance lock, beside the enforcement state file it guards.
     public var lockPath: String { (enforcementStatePath as NSString).deletingLastPathComponent + "/screentimed.lock" }
 

@@ -100,6 +100,8 @@ public struct PolicyPlan: Sendable {
     public struct PolicyExtension: Sendable, Equatable {
         public var executable: String
         public var activity: String
+        /// The users of its policy (nil: every user).
+        public var users: Set<UserID>?
     }
 
     /// The plan of one policy for every user (individual mode).
@@ -161,7 +163,7 @@ public struct PolicyPlan: Sendable {
                             intervalStart: intervalStart, intervalEnd: intervalEnd, repeats: true,
                             warningTime: limit.warning),
                         events: [Self.limitEvent: event], users: scope.users))
-                extensions[activity] = limit.extensionPath.map { PolicyExtension(executable: $0, activity: "limit.\(limit.name)") }
+                extensions[activity] = limit.extensionPath.map { PolicyExtension(executable: $0, activity: "limit.\(limit.name)", users: scope.users) }
             }
             if case .terminate(let grace) = mode {
                 for token in applications { terminateGrace[token] = grace }
@@ -181,7 +183,7 @@ public struct PolicyPlan: Sendable {
                     downtimes.append(Downtime(name: downtime.name, activity: activity, users: scope.users))
                 }
                 extensions[activity] = downtime.extensionPath.map {
-                    PolicyExtension(executable: $0, activity: "downtime.\(downtime.name)")
+                    PolicyExtension(executable: $0, activity: "downtime.\(downtime.name)", users: scope.users)
                 }
                 downtimeShields[activity] = (
                     SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions)), scope.users

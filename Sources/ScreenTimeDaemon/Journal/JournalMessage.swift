@@ -19,6 +19,10 @@ public enum JournalMessage: String, Sendable {
     case shieldEscalated = "61ffc96f905a418db7722527176d9ef6"
     /// A policy file was refused; the previous policy stays in force.
     case policyRefused = "f4789abd80854b44863ad88db589d382"
+    /// A limited user asked for more time.
+    case timeRequested = "d97d22e9d30f46c282cf15e11f909bb4"
+    /// A guardian approved or denied a request for more time.
+    case timeRequestAnswered = "d15dda65a5174387bf7a42045901ae03"
 
     /// The metadata that gives a log record this id (the journal handler writes it as `MESSAGE_ID=`).
     public var metadata: Logger.Metadata { ["message_id": .string(rawValue)] }

@@ -71,7 +71,7 @@ extension DaemonRuntime {
         guard !engineActions.isEmpty else { return }
         var queue = engineActions[...]
         while let action = queue.popFirst() {
-            if let call = extensionCall(for: action) { actions.append(call) }
+            actions += extensionCalls(for: action)
             if action.isMonitorCallback { actions.append(.announce(action)) }
             switch action {
             case .intervalDidStart(let activity):
@@ -149,21 +149,33 @@ extension DaemonRuntime {
         }
     }
 
-    /// The monitor extension to run for a callback, if its activity names one.
-    private func extensionCall(for action: ActivityEngine.Action) -> Action? {
+    /// The monitor extension runs for a callback, if its activity names one: once, or in guardian mode once for each
+    /// user it concerns (the event's user; for an interval, each user its policy limits who has been seen), as them.
+    private func extensionCalls(for action: ActivityEngine.Action) -> [Action] {
         let call: (MonitorCallback, DeviceActivityName, ActivityEventName?)
+        var user: UserID?
         switch action {
         case .intervalDidStart(let activity): call = (.intervalDidStart, activity, nil)
         case .intervalDidEnd(let activity): call = (.intervalDidEnd, activity, nil)
         case .intervalWillStartWarning(let activity): call = (.intervalWillStartWarning, activity, nil)
         case .intervalWillEndWarning(let activity): call = (.intervalWillEndWarning, activity, nil)
-        case .eventWillReachThresholdWarning(let event, let activity, _): call = (.eventWillReachThresholdWarning, activity, event)
-        case .eventDidReachThreshold(let event, let activity, _): call = (.eventDidReachThreshold, activity, event)
-        default: return nil
+        case .eventWillReachThresholdWarning(let event, let activity, let who):
+            call = (.eventWillReachThresholdWarning, activity, event)
+            user = who
+        case .eventDidReachThreshold(let event, let activity, let who):
+            call = (.eventDidReachThreshold, activity, event)
+            user = who
+        default: return []
         }
-        guard let declared = plan.extensions[call.1] else { return nil }
-        return .runExtension(
-            executable: declared.executable, callback: call.0, activity: declared.activity, event: call.2?.rawValue)
+        guard let declared = plan.extensions[call.1] else { return [] }
+        let users: [UserID?] =
+            !settings.system ? [nil]
+            : user.map { [$0] } ?? knownUsers.filter { declared.users?.contains($0) ?? true }.sorted().map { $0 }
+        return users.map { user in
+            .runExtension(
+                executable: declared.executable, callback: call.0, activity: declared.activity, event: call.2?.rawValue,
+                user: user)
+        }
     }
 
     // MARK: - Answers

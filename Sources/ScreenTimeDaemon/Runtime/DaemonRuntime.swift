@@ -45,8 +45,9 @@ public struct DaemonRuntime {
         case warn(user: UserID, title: String, body: String)
         /// Tell a user that an app is shielded; `extraTimeLabel` names the extra-time button, if one is offered.
         case notifyShield(user: UserID, limit: String, title: String, body: String, extraTimeLabel: String?)
-        /// Run a monitor extension for a callback.
-        case runExtension(executable: String, callback: MonitorCallback, activity: String, event: String?)
+        /// Run a monitor extension for a callback; in guardian mode as `user`, one of those its policy limits (an
+        /// interval's callback runs once for each of them logged in), never as root.
+        case runExtension(executable: String, callback: MonitorCallback, activity: String, event: String?, user: UserID?)
         /// Hand this batch to the store writer.
         case write(StoreWriter.Batch)
         /// A line for the journal.

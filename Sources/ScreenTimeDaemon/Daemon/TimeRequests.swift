@@ -1,0 +1,73 @@
+import Enforcement
+import Foundation
+import ScreenTimeBus
+import ScreenTimeModel
+import SystemPackage
+
+/// Requests for more time that limited users filed with `screentime ask` (or a shield's button), as the guardian
+/// daemon keeps them until the guardian answers: in memory, and in `requests.json` beside the database (written
+/// whole, atomically, never through a link) so that a restart loses none. A request lives until the day it was filed
+/// ends.
+struct TimeRequests {
+    typealias Request = TimeRequest
+
+    let path: String
+    private(set) var requests: [Request] = []
+    /// Why the file could not be written last time, if it could not.
+    private(set) var saveError: String?
+    private var nextID: UInt32 = 1
+
+    /// The most requests one user may have waiting.
+    static let pendingPerUser = 10
+
+    /// Reads the file at `path` (none, or unreadable: no requests).
+    init(path: String) {
+        self.path = path
+        if let data = FileManager.default.contents(atPath: path),
+            let saved = try? BusJSON.decode([Request].self, from: String(decoding: data, as: UTF8.self))
+        {
+            requests = saved
+            nextID = (saved.map(\.id).max() ?? 0) &+ 1
+        }
+    }
+
+    /// Forgets the requests filed before the start of `today` (local midnight).
+    mutating func forget(before today: Date) {
+        let kept = requests.filter { $0.filedAt >= today }
+        if kept.count != requests.count {
+            requests = kept
+            save()
+        }
+    }
+
+    /// Files a request of `user`; nil when they have too many waiting.
+    mutating func file(user: ScreenTimeModel.UserID, name: String, seconds: UInt32, reason: String, at now: Date) -> Request? {
+        guard requests.filter({ $0.user == user.rawValue && $0.state == .pending }).count < Self.pendingPerUser else {
+            return nil
+        }
+        let request = Request(
+            id: nextID, user: user.rawValue, userName: name, seconds: seconds, reason: reason, filedAt: now,
+            state: .pending)
+        nextID &+= 1
+        requests.append(request)
+        save()
+        return request
+    }
+
+    /// Marks a request answered.
+    mutating func answer(_ id: UInt32, approved: Bool, seconds: UInt32?) {
+        guard let index = requests.firstIndex(where: { $0.id == id }) else { return }
+        requests[index].state = approved ? .approved : .denied
+        requests[index].grantedSeconds = approved ? seconds : nil
+        save()
+    }
+
+    private mutating func save() {
+        do {
+            try AtomicFile.write(Array(try BusJSON.encode(requests).utf8), to: FilePath(path))
+            saveError = nil
+        } catch {
+            saveError = "\(error)"
+        }
+    }
+}
