@@ -18,15 +18,19 @@ final class RunningDaemon: @unchecked Sendable {
     private let task: Task<Void, any Error>
 
     /// Starts a daemon on `address` with its files in `directory`, and waits until it owns its bus name.
-    init(address: String, directory: String, limits: ClientLimits = .apple, policy: String = "") async throws {
-        var settings = DaemonSettings.defaults(system: false)
-        settings.policyPath = directory + "/policy.toml"
+    /// `system`: guardian mode, its default policy `directory/default.toml` and the users' in `directory/users`.
+    init(address: String, directory: String, limits: ClientLimits = .apple, policy: String = "", system: Bool = false)
+        async throws
+    {
+        var settings = DaemonSettings.defaults(system: system)
+        settings.policyPath = directory + (system ? "/default.toml" : "/policy.toml")
+        if system { settings.userPoliciesFolder = directory + "/users" }
         settings.databasePath = directory + "/usage.sqlite"
         settings.enforcementStatePath = directory + "/enforcement.json"
         settings.tokenKeyPath = directory + "/token.key"
         settings.busEndpoint = .address(address)
         settings.clientLimits = limits
-        if !FileManager.default.fileExists(atPath: settings.policyPath) {
+        if !system, !FileManager.default.fileExists(atPath: settings.policyPath) {
             try policy.write(toFile: settings.policyPath, atomically: true, encoding: .utf8)
         }
         var logger = Logger(label: "screentimed-test")

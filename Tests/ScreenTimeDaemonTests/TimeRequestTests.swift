@@ -1,0 +1,49 @@
+import Foundation
+import Glibc
+import ScreenTimeBus
+import Testing
+
+@testable import ScreenTimeDaemon
+
+/// Asking for more time, through the built `screentime` and a guardian daemon on a private bus: root's own policy
+/// (`users/root.toml`) makes root a limited user who can ask, and root is also the guardian who answers.
+@Suite(.serialized) struct TimeRequestTests {
+    /// Needs root (a guardian's policy must be root's); under CI=true it runs (and fails) without.
+    @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func aRequestIsFiledListedKeptWaitingWhileNothingShieldsAndDenied() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: StatusOverBusTests.screentime), "build with --build-tests first")
+        let bus = try PrivateSessionBus()
+        let folder = try GuardianPolicyFileTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        mkdir(folder + "/users", 0o755)
+        let policy = folder + "/users/root.toml"
+        try "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"1h\"\n".write(
+            toFile: policy, atomically: true, encoding: .utf8)
+        chmod(policy, 0o644)
+        let scratch = try ScratchDirectory()
+        let cli = "SCREENTIME_BUS_ADDRESS='\(bus.address)' '\(StatusOverBusTests.screentime)'"
+        let running = try await RunningDaemon(address: bus.address, directory: folder, system: true)
+        let ask = try CommandResult("\(cli) ask --minutes 5 homework is due", in: scratch)
+        let listed = try CommandResult("\(cli) requests --json", in: scratch)
+        let approve = try CommandResult("\(cli) approve 1", in: scratch)
+        let deny = try CommandResult("\(cli) deny 1", in: scratch)
+        let table = try CommandResult("\(cli) requests", in: scratch)
+        let extra = try CommandResult("\(cli) extra --minutes 5", in: scratch)
+        await running.stop()
+        // A restart keeps them.
+        let again = try await RunningDaemon(address: bus.address, directory: folder, system: true)
+        let kept = try CommandResult("\(cli) requests --json", in: scratch)
+        await again.stop()
+
+        #expect(ask.status == 0 && ask.output.hasPrefix("request 1: 5 more minutes asked for"), "\(ask.output)")
+        let requests = try BusJSON.decode([TimeRequest].self, from: listed.output)
+        #expect(requests.map(\.id) == [1])
+        #expect(requests.first?.userName == "root" && requests.first?.seconds == 300)
+        #expect(requests.first?.reason == "homework is due" && requests.first?.state == .pending)
+        #expect(approve.status == 1 && approve.output.contains("no limit shields root now; it stays waiting"), "\(approve.output)")
+        #expect(deny.status == 0 && deny.output == "request 1 of root: denied\n", "\(deny.output)")
+        #expect(table.output.contains("root  5 min  denied  \"homework is due\""), "\(table.output)")
+        #expect(extra.status == 1 && extra.output.contains("ask them for more time"), "\(extra.output)")
+        #expect(try BusJSON.decode([TimeRequest].self, from: kept.output).map(\.state) == [.denied])
+    }
+}
