@@ -99,8 +99,12 @@ check "the child's game runs in their user manager's app scope" \
     inside grep -q 'user@2001.service/app.slice/app-gnome-supertuxkart-4242.scope' "/proc/${GAME:-0}/cgroup"
 game_cgroup() { inside sh -c "sed -n 's/^0:://p' /proc/${GAME:-0}/cgroup"; }
 guarded() { game_cgroup | grep -q '^/user.slice/user-2001.slice/app-screentime-supertuxkart-.*\.scope$'; }
-# The agent in the child's session: stopped once the shield is on, it takes nothing away.
-as_child screentime agent >/dev/null 2>&1 &
+# The agent in the child's session, with a notification server that presses the shield's secondary button ("Ask for
+# more time") as the child would: the agent files a request. Stopped once the shield is on, it takes nothing away.
+gcc -O1 -o "$WORK/notification-server" "$HERE/fixtures/notification-server.c" $(pkg-config --cflags --libs libsystemd)
+as_child systemd-run --user --quiet --unit=notification-server \
+    /bin/sh -c "exec $WORK/notification-server 'Time limit reached' extra-time > /home/sbuser1/shown.log"
+as_child sh -c 'exec screentime agent > /home/sbuser1/agent.log 2>&1' &
 check "the child's agent runs" wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -f 'screentime agent')\" ]"
 check "at the limit the game is moved into a root-owned scope of user-2001.slice" wait_for 40 guarded
 SCOPE=/sys/fs/cgroup$(game_cgroup)
@@ -120,6 +124,9 @@ AGENT=$(inside pgrep -u sbuser1 -f 'screentime agent' | head -1)
 inside kill "${AGENT:-0}"
 sleep 1
 check "stopping the child's agent leaves the game frozen" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
+check "the agent showed the shield in the child's session" inside grep -q 'Time limit reached: games' /home/sbuser1/shown.log
+check "its Ask for more time button filed a request" \
+    inside sh -c 'screentime requests | grep -q "sbuser1  15 min  waiting  \"asked from the shield of games\""'
 check "the policy's extension ran as the child, never as root" inside sh -c \
     'grep -q "^2001 --callback eventDidReachThreshold --activity limit.games" /tmp/st-extension.log && ! grep -q "^0 " /tmp/st-extension.log'
 inside systemctl restart screentimed.service
@@ -146,7 +153,8 @@ newer_games() {
     inside pgrep -u sbuser1 -x supertuxkart | grep -vx "$GAME"; inside pgrep -u sbuser1 -f "^$LOADER"
     inside pgrep -u sbuser1 -x notes
 }
-sleep 3
+# Frozen within a tick of their start: from 1.5 s on they get no CPU.
+sleep 1.5
 for pid in $(newer_games | sort -u); do
     cgroup=$(inside sh -c "sed -n 's/^0:://p' /proc/$pid/cgroup")
     before=$(inside awk '{print $14 + $15}' "/proc/$pid/stat"); sleep 1; after=$(inside awk '{print $14 + $15}' "/proc/$pid/stat")
@@ -158,7 +166,7 @@ inside rm -f /usr/local/bin/notes
 
 # Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
 # limit with extra; root sees the request and approves it, and the game runs again.
-check "the child asks for more time" sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime ask --minutes 2 homework | grep -q '^request 1:'"
+check "the child asks for more time" sh -c "$SANDBOX run $NAME -- runuser -u sbuser1 -- screentime ask --minutes 2 homework | grep -q '^request 2:'"
 check "root's screentime requests lists it" inside sh -c 'screentime requests | grep -q "sbuser1  2 min  waiting  \"homework\""'
 check "the request is in the journal with its MESSAGE_ID" \
     wait_for 5 inside journalctl -q -u screentimed.service MESSAGE_ID=d97d22e9d30f46c282cf15e11f909bb4 --grep 'more time asked for'
@@ -166,11 +174,11 @@ check "the child's own approve --all is refused" sh -c "! $SANDBOX run $NAME -- 
 check "the child's extra is refused" sh -c "! $SANDBOX run $NAME -- runuser -u sbuser1 -- screentime extra --minutes 5 2>/dev/null"
 sleep 1
 check "the game is still frozen" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
-check "root approves every waiting request" inside sh -c 'screentime approve --all | grep -q "request 1 of sbuser1: approved, 2 more minutes"'
+check "root approves every waiting request" inside sh -c 'screentime approve --all | grep -q "request 1 of sbuser1: approved, 15 more minutes"'
 BEFORE=$(ticks); sleep 2; AFTER=$(ticks)
 echo "game after the approval: $((AFTER - BEFORE)) ticks in 2 s"
 check "the approved request lets the game run" test $((AFTER - BEFORE)) -ge 50
-check "the request shows approved" inside sh -c 'screentime requests | grep -q "approved, 2 min"'
+check "the request shows approved" inside sh -c 'screentime requests | grep -q "approved, 15 min"'
 
 # A refused policy: its journal entry carries a MESSAGE_ID that the catalog explains.
 inside sh -c 'printf "[[limit]]\nname = \"games\"\ndaily = \"0s\"\n" > /etc/screentime/default.toml'

@@ -30,23 +30,17 @@ final class ServiceManagerConfiner: ProcessConfiner {
         let bus = try connection()
         let name = ControlGroup.shieldScopePrefix + "\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
         var properties: [BusValue] = [
-            .structure([.string("PIDs"), .variant(.array(elementSignature: "u", [.uint32(UInt32(process.pid.rawValue))]))]),
-            .structure([.string("Description"), .variant(.string("\(app.rawValue), shielded by Screen Time"))]),
-            .structure([.string("CollectMode"), .variant(.string("inactive-or-failed"))]),
+            Bus.unitProperty("PIDs", .array(elementSignature: "u", [.uint32(UInt32(process.pid.rawValue))])),
+            Bus.unitProperty("Description", .string("\(app.rawValue), shielded by Screen Time")),
+            Bus.unitProperty("CollectMode", .string("inactive-or-failed")),
         ]
         if systemMode {
             var owner = stat()
             guard stat("/proc/\(process.pid.rawValue)", &owner) == 0 else { return nil }
-            properties.append(.structure([.string("Slice"), .variant(.string("user-\(owner.st_uid).slice"))]))
+            properties.append(Bus.unitProperty("Slice", .string("user-\(owner.st_uid).slice")))
         }
         do {
-            _ = try bus.call(
-                destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-                interface: "org.freedesktop.systemd1.Manager", member: "StartTransientUnit",
-                arguments: [
-                    .string(name), .string("fail"), .array(elementSignature: "(sv)", properties),
-                    .array(elementSignature: "(sa(sv))", []),
-                ], timeout: .seconds(1))
+            try bus.startTransientUnit(name, properties: properties, timeout: .seconds(1))
         } catch {
             throw EnforcementError(.confineFailed, "moving \(process) into \(name): \(error)")
         }

@@ -19,7 +19,7 @@ enum TransientExtensionUnit {
         var environment = ["SCREENTIME_CALLBACK=\(callback.rawValue)", "SCREENTIME_ACTIVITY=\(activity)"]
         if let event { environment.append("SCREENTIME_EVENT=\(event)") }
         let (seconds, attoseconds) = limits.timeLimit.components
-        func property(_ name: String, _ value: BusValue) -> BusValue { .structure([.string(name), .variant(value)]) }
+        let property = Bus.unitProperty
         var properties = [
             property("Description", .string("Screen Time monitor extension \(executable) (\(callback.rawValue))")),
             property(
@@ -38,14 +38,7 @@ enum TransientExtensionUnit {
             properties.append(property("LimitAS", .uint64(bytes)))
             properties.append(property("LimitASSoft", .uint64(bytes)))
         }
-        let bus = try Bus.system()
-        _ = try bus.call(
-            destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-            interface: "org.freedesktop.systemd1.Manager", member: "StartTransientUnit",
-            arguments: [
-                .string(name), .string("fail"), .array(elementSignature: "(sv)", properties),
-                .array(elementSignature: "(sa(sv))", []),
-            ], timeout: .seconds(5))
+        try Bus.system().startTransientUnit(name, properties: properties, timeout: .seconds(5))
         return name
     }
 }
