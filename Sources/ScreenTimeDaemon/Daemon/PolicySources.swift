@@ -27,7 +27,9 @@ struct PolicySources {
 
     private var files: [GuardianPolicies.File] {
         guard let folder = settings.userPoliciesFolder else { return [GuardianPolicies.File(path: settings.policyPath, user: nil)] }
-        return GuardianPolicies.files(defaultPath: settings.policyPath, usersFolder: folder)
+        // The guardian's default policy moves from the legacy path to default.toml as soon as that one is written.
+        let legacy = settings.policyPath == Policy.systemDefaultPath || settings.policyPath == Policy.legacySystemPath
+        return GuardianPolicies.files(defaultPath: legacy ? Policy.systemPath() : settings.policyPath, usersFolder: folder)
     }
 
     /// The paths whose change means a reread: the files, and in guardian mode the users' folder and the password
