@@ -171,3 +171,51 @@ import Testing
         #expect(sources.read().scopes?.map(\.qualifier) == [nil])
     }
 }
+
+/// A guardian policy's extensions run as the users it limits, never as root or the daemon's own account.
+@Suite struct GuardianExtensionCallTests {
+    @Test func anEventsExtensionRunsAsItsUserAndAnIntervalsOnceForEachUserSeen() throws {
+        var harness = DaemonRuntimeTests.Harness()
+        harness.runtime = DaemonRuntime(
+            settings: DaemonSettings(
+                system: true, policyPath: "/nonexistent/default.toml", databasePath: "/nonexistent/usage.sqlite",
+                enforcementStatePath: "/nonexistent/enforcement.json", tokenKeyPath: "/nonexistent/token.key",
+                users: nil))
+        harness.handle(.restarted(nil))
+        let policy = try Policy.diagnose(
+            "[[limit]]\nname = \"games\"\napps = [\"org.example.Game\"]\ndaily = \"5s\"\nextension = \"/usr/local/bin/ext\"\n",
+            file: "alice.toml", role: .guardianUser
+        ).get()
+        let plan = PolicyPlan(
+            scopes: [PolicyPlan.Scope(policy: policy, users: [GuardianPoliciesTests.alice.uid], qualifier: "alice")],
+            appToken: { DaemonRuntimeTests.token($0.rawValue) }, categoryToken: { DaemonRuntimeTests.category($0) })
+        harness.handle(.policyLoaded(plan))
+        var actions: [DaemonRuntime.Action] = []
+        for _ in 0..<7 {
+            harness.advance(1)
+            harness.revision += 1
+            let samples = [GuardianPoliciesTests.alice, GuardianPoliciesTests.bob].map { account in
+                UsageSample(
+                    user: account.uid, session: SessionID("s\(account.uid.rawValue)"), presence: .active,
+                    applicationsInUse: [DaemonRuntimeTests.game])
+            }
+            actions += harness.handle(.tick(samples, revision: harness.revision))
+        }
+        let runs = actions.compactMap { action -> (String, String, UserID?)? in
+            guard case .runExtension(_, let callback, let activity, _, let user) = action else { return nil }
+            return (callback.rawValue, activity, user)
+        }
+        #expect(runs.map(\.0) == ["eventDidReachThreshold"])
+        #expect(runs.map(\.1) == ["limit.games"])
+        #expect(runs.map(\.2) == [GuardianPoliciesTests.alice.uid])
+
+        // A new day: the interval's callbacks run once for each user the policy limits who has been seen (alice).
+        harness.advance(14 * 3600)
+        let day = harness.handle(.wakeUp) + harness.handle(.tick([], revision: harness.revision + 1))
+        let users = day.compactMap { action -> UserID?? in
+            guard case .runExtension(_, .intervalDidStart, _, _, let user) = action else { return nil }
+            return user
+        }
+        #expect(users == [GuardianPoliciesTests.alice.uid])
+    }
+}
