@@ -18,7 +18,9 @@ public struct TimeRequest: Codable, Hashable, Sendable {
     /// What the guardian gave, when approved.
     public var grantedSeconds: UInt32?
 
-    public init(id: UInt32, user: UInt32, userName: String, seconds: UInt32, reason: String, filedAt: Date, state: State) {
+    public init(
+        id: UInt32, user: UInt32, userName: String, seconds: UInt32, reason: String, filedAt: Date, state: State
+    ) {
         self.id = id
         self.user = user
         self.userName = userName

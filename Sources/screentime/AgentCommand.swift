@@ -38,12 +38,15 @@ struct AgentCommand: AsyncParsableCommand {
         let logger = Logger(label: "screentime-agent")
         let user = UserID(getuid())
         let notifier = SessionBusNotifier(user: user, logger: logger)
-        let agent = Agent(user: user, guardian: Self.isGuardian(), askSeconds: UInt32(askMinutes * 60), notifier: notifier, logger: logger)
+        let agent = Agent(
+            user: user, guardian: Self.isGuardian(), askSeconds: UInt32(askMinutes * 60), notifier: notifier,
+            logger: logger)
         let bus: Bus
         do {
             bus = try Bus.system()
             try bus.addMatch(
-                "type='signal',sender='\(ScreenTimeBusName.service)',interface='\(ScreenTimeBusName.Interface.daemon.rawValue)'"
+                "type='signal',sender='\(ScreenTimeBusName.service)',"
+                    + "interface='\(ScreenTimeBusName.Interface.daemon.rawValue)'"
             ) { agent.receive($0) }
         } catch {
             printError("screentime agent: cannot listen on the system bus: \(error)")
@@ -152,7 +155,9 @@ private final class Agent: @unchecked Sendable {
                     let reply = try daemon.call(
                         .daemon, "AskForTime", [.uint32(askSeconds), .string("asked from the shield of \(limit)")])
                     let id = reply.first?.uint32Value ?? 0
-                    notifier.warn(user: user, title: "Asked for \(askSeconds / 60) more minutes", body: "Request \(id): your guardian will answer.")
+                    notifier.warn(
+                        user: user, title: "Asked for \(askSeconds / 60) more minutes",
+                        body: "Request \(id): your guardian will answer.")
                 } else {
                     _ = try daemon.call(.daemon, "AnswerShield", [.string(limit), .boolean(false)])
                 }

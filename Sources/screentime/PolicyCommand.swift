@@ -37,7 +37,8 @@ struct PolicyCommand: AsyncParsableCommand {
             }
             let path = file ?? DaemonSettings.defaults(system: system).policyPath
             let role: Policy.Role =
-                !system ? .individual : path.hasPrefix(GuardianPolicies.usersFolder + "/") ? .guardianUser : .guardianDefault
+                !system
+                ? .individual : path.hasPrefix(GuardianPolicies.usersFolder + "/") ? .guardianUser : .guardianDefault
             guard check(path, role: role) != nil else { throw ExitCode(1) }
         }
 
@@ -45,7 +46,8 @@ struct PolicyCommand: AsyncParsableCommand {
         private func checkGuardianPolicies() throws {
             let settings = DaemonSettings.defaults(system: true)
             let files = GuardianPolicies.files(
-                defaultPath: settings.policyPath, usersFolder: settings.userPoliciesFolder ?? GuardianPolicies.usersFolder)
+                defaultPath: settings.policyPath,
+                usersFolder: settings.userPoliciesFolder ?? GuardianPolicies.usersFolder)
             var usable: [(file: GuardianPolicies.File, policy: Policy)] = []
             var failed = false
             for file in files {
@@ -74,7 +76,8 @@ struct PolicyCommand: AsyncParsableCommand {
                         + (entry.file.user != nil
                             ? names.joined()
                             : "every regular user (uid 1000 and above) without a policy of their own"
-                                + (entry.policy.exempt.isEmpty ? "" : ", except \(entry.policy.exempt.joined(separator: ", "))")
+                                + (entry.policy.exempt.isEmpty
+                                    ? "" : ", except \(entry.policy.exempt.joined(separator: ", "))")
                                 + ": " + (names.isEmpty ? "none yet" : names.joined(separator: ", "))))
             }
             if failed || !coverage.problems.isEmpty { throw ExitCode(1) }
@@ -97,9 +100,10 @@ struct PolicyCommand: AsyncParsableCommand {
             switch diagnosis.result {
             case .success(let policy):
                 for warning in warnings { printError("\(warning)") }
-                printText("\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
-                    + "\(policy.alwaysAllowed.count) always-allowed apps"
-                    + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
+                printText(
+                    "\(path): valid: \(policy.limits.count) limits, \(policy.downtimes.count) downtimes, "
+                        + "\(policy.alwaysAllowed.count) always-allowed apps"
+                        + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
                 return policy
             case .failure(let error):
                 let all = PolicyError(problems: error.problems + warnings) ?? error

@@ -36,7 +36,8 @@ struct AskCommand: AsyncParsableCommand {
             let reply = try guardianDaemon().call(
                 .daemon, "AskForTime", [.uint32(UInt32(minutes * 60)), .string(reason.joined(separator: " "))])
             guard case .uint32(let id)? = reply.first else { return }
-            printText("request \(id): \(minutes) more minute\(minutes == 1 ? "" : "s") asked for; your guardian will answer")
+            printText(
+                "request \(id): \(minutes) more minute\(minutes == 1 ? "" : "s") asked for; your guardian will answer")
         } catch {
             throw StatusCommand.exit(for: error, in: "screentime ask")
         }
@@ -82,7 +83,8 @@ struct RequestsCommand: AsyncParsableCommand {
                 case .denied: "denied"
                 }
             printText(
-                "\(request.id)  \(time.string(from: request.filedAt))  \(request.userName.escapingControlCharacters())  "
+                "\(request.id)  \(time.string(from: request.filedAt))  "
+                    + "\(request.userName.escapingControlCharacters())  "
                     + "\(request.seconds / 60) min  \(state)"
                     + (request.reason.isEmpty ? "" : "  \"\(request.reason.escapingControlCharacters())\""))
         }
@@ -114,13 +116,15 @@ struct ApproveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try answer(id: all ? 0 : id ?? 0, approve: true, seconds: UInt32((minutes ?? 0) * 60), command: "screentime approve")
+        try answer(
+            id: all ? 0 : id ?? 0, approve: true, seconds: UInt32((minutes ?? 0) * 60), command: "screentime approve")
     }
 }
 
 struct DenyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "deny", abstract: "Deny a request for more time (guardian: root, or polkit's org.screentime.manage).")
+        commandName: "deny",
+        abstract: "Deny a request for more time (guardian: root, or polkit's org.screentime.manage).")
 
     @Argument(help: ArgumentHelp("The request's number, from `screentime requests`.", valueName: "id"))
     var id: UInt32?
@@ -140,7 +144,8 @@ struct DenyCommand: AsyncParsableCommand {
 /// `Daemon1.AnswerRequest`, and what it answered, a line each.
 private func answer(id: UInt32, approve: Bool, seconds: UInt32, command: String) throws {
     do {
-        let reply = try guardianDaemon().call(.daemon, "AnswerRequest", [.uint32(id), .boolean(approve), .uint32(seconds)])
+        let reply = try guardianDaemon().call(
+            .daemon, "AnswerRequest", [.uint32(id), .boolean(approve), .uint32(seconds)])
         guard case .array(_, let lines)? = reply.first else { return }
         for line in lines.compactMap(\.stringValue) { printText(line) }
     } catch {

@@ -13,7 +13,8 @@ struct ScreenTimeCommand: AsyncParsableCommand {
             """,
         version: ScreenTimeVersion.current,
         subcommands: [
-            NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self, StopCommand.self,
+            NowCommand.self, AppsCommand.self, StatusCommand.self, ReportCommand.self, PolicyCommand.self,
+            StopCommand.self,
             ExportCommand.self, PickCommand.self, ExtraCommand.self, AskCommand.self, RequestsCommand.self,
             ApproveCommand.self, DenyCommand.self, AgentCommand.self,
         ])

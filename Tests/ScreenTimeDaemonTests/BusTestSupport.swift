@@ -34,7 +34,8 @@ final class RunningDaemon: @unchecked Sendable {
             try policy.write(toFile: settings.policyPath, atomically: true, encoding: .utf8)
         }
         var logger = Logger(label: "screentimed-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["BUS_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["BUS_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         daemon = try Daemon(settings: settings, notifier: nil, logger: logger)
         self.settings = settings
         let group = ServiceGroup(services: daemon.services(logger: logger), logger: logger)

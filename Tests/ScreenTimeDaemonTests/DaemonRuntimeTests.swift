@@ -49,7 +49,8 @@ import UsageStore
 
         var now: Now {
             Now(
-                monotonic: MonotonicInstant(nanoseconds: monotonic), wallClock: WallClockInstant(nanosecondsSince1970: wall),
+                monotonic: MonotonicInstant(nanoseconds: monotonic),
+                wallClock: WallClockInstant(nanosecondsSince1970: wall),
                 timeZone: TimeZone(identifier: "UTC"))
         }
 
@@ -69,7 +70,9 @@ import UsageStore
         }
 
         /// `seconds` ticks with `app` in front of the user's active session; every action they gave.
-        mutating func use(_ app: AppUse?, for seconds: Int, presence: SessionPresence = .active) -> [DaemonRuntime.Action] {
+        mutating func use(_ app: AppUse?, for seconds: Int, presence: SessionPresence = .active) -> [DaemonRuntime
+            .Action]
+        {
             var actions: [DaemonRuntime.Action] = []
             let sample = UsageSample(
                 user: DaemonRuntimeTests.user, session: SessionID("2"), presence: presence,
@@ -113,7 +116,10 @@ import UsageStore
         harness.handle(.restarted(nil))
         try harness.load()
         #expect(!harness.use(Self.game, for: 14).contains { if case .warn = $0 { true } else { false } })
-        #expect(harness.use(Self.game, for: 2).contains { if case .warn(Self.user, "5 s left for games", _) = $0 { true } else { false } })
+        #expect(
+            harness.use(Self.game, for: 2).contains {
+                if case .warn(Self.user, "5 s left for games", _) = $0 { true } else { false }
+            })
     }
 
     @Test func aRestartRestoresTheShieldsBeforeAnyPolicyOrSample() throws {
@@ -162,10 +168,12 @@ import UsageStore
         try harness.load()
         _ = harness.use(Self.game, for: 22)
         let used = try #require(
-            harness.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
+            harness.runtime.engine.usage(
+                of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
         _ = harness.use(Self.game, for: 30)
         let later = try #require(
-            harness.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
+            harness.runtime.engine.usage(
+                of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
         #expect(later.used == used.used)
     }
 
@@ -245,8 +253,12 @@ import UsageStore
         #expect(!harness.shielded(Self.game))
         let batch = try #require(Self.writes([harness.runtime.flush(at: harness.now)]).first)
         #expect(batch.grants.map(\.seconds) == [900])
-        let refused = harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
-        #expect(refused.contains { if case .log(.notice, "extra time refused: none left today", _) = $0 { true } else { false } })
+        let refused = harness.handle(
+            .answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
+        #expect(
+            refused.contains {
+                if case .log(.notice, "extra time refused: none left today", _) = $0 { true } else { false }
+            })
     }
 
     @Test func extraTimeAskedForLiftsOnlyAReachedLimitForThatTimeAndIsRecorded() throws {
@@ -256,7 +268,9 @@ import UsageStore
         var actions: [DaemonRuntime.Action] = []
         let now = harness.now
         // Before the limit: nothing to lift.
-        #expect(harness.runtime.grantExtraTime(.seconds(10), limit: nil, to: Self.user, at: now, into: &actions) == .failure(.notReached(nil)))
+        #expect(
+            harness.runtime.grantExtraTime(.seconds(10), limit: nil, to: Self.user, at: now, into: &actions)
+                == .failure(.notReached(nil)))
         #expect(
             harness.runtime.grantExtraTime(.seconds(10), limit: "chess", to: Self.user, at: now, into: &actions)
                 == .failure(.noSuchLimit("chess", known: ["games", "video"])))
@@ -266,7 +280,9 @@ import UsageStore
             harness.runtime.grantExtraTime(.seconds(10), limit: "video", to: Self.user, at: harness.now, into: &actions)
                 == .failure(.notReached("video")))
         // Reached: lifted for 10 s of the game's use, then shielded again; not counted against the shield's one grant.
-        #expect(harness.runtime.grantExtraTime(.seconds(10), limit: nil, to: Self.user, at: harness.now, into: &actions) == .success(["games"]))
+        #expect(
+            harness.runtime.grantExtraTime(.seconds(10), limit: nil, to: Self.user, at: harness.now, into: &actions)
+                == .success(["games"]))
         _ = harness.runtime.handle(.wakeUp, at: harness.now)
         #expect(!harness.shielded(Self.game))
         var written = Self.writes(harness.use(Self.game, for: 5))
@@ -328,7 +344,8 @@ import UsageStore
         let actions = harness.use(Self.game, for: 1)
         #expect(actions.contains { if case .log(.notice, "wall clock changed", _) = $0 { true } else { false } })
         let usage = try #require(
-            harness.runtime.engine.usage(of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
+            harness.runtime.engine.usage(
+                of: PolicyPlan.limitEvent, in: DeviceActivityName("limit.games"), for: Self.user))
         #expect(usage.used <= .seconds(3))
     }
 

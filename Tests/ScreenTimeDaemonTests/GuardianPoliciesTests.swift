@@ -42,10 +42,11 @@ import Testing
             of: [(Self.userFile("ghost"), try Self.games("40s", role: .guardianUser))], accounts: [Self.alice],
             lookUp: { _ in nil })
         #expect(coverage.covered.isEmpty)
-        #expect(coverage.problems.map(\.description) == [
-            "/etc/screentime/users/ghost.toml:1:1: no user named \"ghost\" on this system: the file limits nobody; "
-                + "name it after a user (`getent passwd` lists them)"
-        ])
+        #expect(
+            coverage.problems.map(\.description) == [
+                "/etc/screentime/users/ghost.toml:1:1: no user named \"ghost\" on this system: the file limits nobody; "
+                    + "name it after a user (`getent passwd` lists them)"
+            ])
     }
 
     @Test func aUserFileMayNameAUserBelowUID1000() throws {
@@ -82,7 +83,8 @@ import Testing
         PolicyPlan(
             scopes: [
                 PolicyPlan.Scope(policy: try games("20s"), users: [Self.bob.uid]),
-                PolicyPlan.Scope(policy: try games("40s", role: .guardianUser), users: [Self.alice.uid], qualifier: "alice"),
+                PolicyPlan.Scope(
+                    policy: try games("40s", role: .guardianUser), users: [Self.alice.uid], qualifier: "alice"),
             ],
             appToken: { DaemonRuntimeTests.token($0.rawValue) }, categoryToken: { DaemonRuntimeTests.category($0) })
     }
@@ -183,7 +185,8 @@ import Testing
                 users: nil))
         harness.handle(.restarted(nil))
         let policy = try Policy.diagnose(
-            "[[limit]]\nname = \"games\"\napps = [\"org.example.Game\"]\ndaily = \"5s\"\nextension = \"/usr/local/bin/ext\"\n",
+            "[[limit]]\nname = \"games\"\napps = [\"org.example.Game\"]\ndaily = \"5s\"\n"
+                + "extension = \"/usr/local/bin/ext\"\n",
             file: "alice.toml", role: .guardianUser
         ).get()
         let plan = PolicyPlan(

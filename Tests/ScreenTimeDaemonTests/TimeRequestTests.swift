@@ -11,7 +11,9 @@ import Testing
     /// Needs root (a guardian's policy must be root's); under CI=true it runs (and fails) without.
     @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
     func aRequestIsFiledListedKeptWaitingWhileNothingShieldsAndDenied() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: StatusOverBusTests.screentime), "build with --build-tests first")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: StatusOverBusTests.screentime),
+            "build with --build-tests first")
         let bus = try PrivateSessionBus()
         let folder = try GuardianPolicyFileTests.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -40,7 +42,9 @@ import Testing
         #expect(requests.map(\.id) == [1])
         #expect(requests.first?.userName == "root" && requests.first?.seconds == 300)
         #expect(requests.first?.reason == "homework is due" && requests.first?.state == .pending)
-        #expect(approve.status == 1 && approve.output.contains("no limit shields root now; it stays waiting"), "\(approve.output)")
+        #expect(
+            approve.status == 1 && approve.output.contains("no limit shields root now; it stays waiting"),
+            "\(approve.output)")
         #expect(deny.status == 0 && deny.output == "request 1 of root: denied\n", "\(deny.output)")
         #expect(table.output.contains("root  5 min  denied  \"homework is due\""), "\(table.output)")
         #expect(extra.status == 1 && extra.output.contains("ask them for more time"), "\(extra.output)")

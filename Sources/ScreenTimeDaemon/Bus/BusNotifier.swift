@@ -21,13 +21,15 @@ final class BusNotifier: DaemonNotifier {
     }
 
     func shield(
-        user: UserID, subject: ShieldSubject, title: String, body: String, primaryLabel: String?, secondaryLabel: String?
+        user: UserID, subject: ShieldSubject, title: String, body: String, primaryLabel: String?,
+        secondaryLabel: String?
     ) {
         // Only the policy's limits are shown this way; a client's own shields stay with the client.
         guard case .limit(let limit) = subject else { return }
         queue.emit(
             .notification(
-                user: user, kind: secondaryLabel == nil ? "shield-ask" : "shield", limit: limit, title: title, body: body,
+                user: user, kind: secondaryLabel == nil ? "shield-ask" : "shield", limit: limit, title: title,
+                body: body,
                 secondary: secondaryLabel ?? Self.askLabel))
     }
 

@@ -48,7 +48,8 @@ enum PolkitAuthority {
             ScreenTimeBusError(
                 .notAuthorized,
                 action == "org.screentime.manage"
-                    ? "only a guardian may answer requests for more time (polkit action \(action): root, or an administrator who authenticates)"
+                    ? "only a guardian may answer requests for more time (polkit action \(action): root, or an "
+                        + "administrator who authenticates)"
                     : "polkit does not allow you to ask for more time (\(action))")
         }
     }

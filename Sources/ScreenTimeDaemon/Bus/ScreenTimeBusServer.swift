@@ -1,6 +1,6 @@
-import Foundation
 import CScreenTimeBus
 import CSystemd
+import Foundation
 import LinuxActivity
 import Logging
 import ScreenTimeBus
@@ -56,7 +56,8 @@ public final class ScreenTimeBusServer: Service, @unchecked Sendable {
                 connection.unexport()
                 throw DaemonServiceError(
                     .busUnavailable,
-                    "cannot own \(ScreenTimeBusName.service) on \(endpoint): is another screentimed running? (\(error))")
+                    "cannot own \(ScreenTimeBusName.service) on \(endpoint): is another screentimed running? (\(error))"
+                )
             }
         } catch {
             logger.error("the D-Bus API is not offered", metadata: ["error": "\(error)"])
@@ -181,7 +182,8 @@ private final class ServerConnection: @unchecked Sendable {
             }
             let requests = requests
             Thread.detachNewThread {
-                let verdict = PolkitAuthority.check(action, sender: sender, interactive: action == "org.screentime.manage")
+                let verdict = PolkitAuthority.check(
+                    action, sender: sender, interactive: action == "org.screentime.manage")
                 if verdict == .authorized || (action == "org.screentime.ask" && verdict != .refused) {
                     requests.submit(request, from: caller, completion: reply)
                 } else {

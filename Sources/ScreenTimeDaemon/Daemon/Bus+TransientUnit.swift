@@ -2,7 +2,9 @@ import LinuxActivity
 
 extension Bus {
     /// A unit property as `StartTransientUnit` takes it: `(sv)`.
-    static func unitProperty(_ name: String, _ value: BusValue) -> BusValue { .structure([.string(name), .variant(value)]) }
+    static func unitProperty(_ name: String, _ value: BusValue) -> BusValue {
+        .structure([.string(name), .variant(value)])
+    }
 
     /// Asks the service manager on this bus to start the transient unit `name` with `properties` (mode `fail`, no
     /// auxiliary units), waiting at most `timeout` for its answer.

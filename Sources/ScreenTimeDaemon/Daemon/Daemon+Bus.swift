@@ -56,7 +56,8 @@ extension Daemon: BusRequestHandler {
             // Only the caller's own shield, and only what its buttons may do (the policy's extra time, if any). A
             // close asked of a guardian's daemon would end every user's instances of the app: each closes their own.
             if close && settings.system {
-                throw ScreenTimeBusError(.invalidArgument, "a guardian's daemon closes no app on request: close it yourself")
+                throw ScreenTimeBusError(
+                    .invalidArgument, "a guardian's daemon closes no app on request: close it yourself")
             }
             let answer = NotificationAnswer(
                 user: caller.credentials.user, subject: .limit(limit), choice: close ? .close : .extraTime)
@@ -78,13 +79,16 @@ extension Daemon: BusRequestHandler {
         // A request that comes between the start and the first tick must see the clients' records too.
         if !clientsRestored { restoreClients(at: now) }
         guard clientsRestored else {
-            throw ScreenTimeBusError(.failed, "the usage store is not open yet, so \(client)'s records can't be read; try again")
+            throw ScreenTimeBusError(
+                .failed, "the usage store is not open yet, so \(client)'s records can't be read; try again")
         }
         switch request {
         case .extensions:
             var declared = DeclaredExtensions(application: client.app.rawValue)
             for kind in ScreenTimeExtensionKind.allCases {
-                if let executable = declaredExtension(kind, of: client) { declared.extensions[kind.rawValue] = executable }
+                if let executable = declaredExtension(kind, of: client) {
+                    declared.extensions[kind.rawValue] = executable
+                }
             }
             return .text(try BusJSON.encode(declared))
         case .requestAuthorization(let member): return .text(try requestAuthorization(for: member, by: client, at: now))
@@ -146,7 +150,8 @@ extension Daemon: BusRequestHandler {
             guard runtime.plan.covers(client.user) else {
                 throw ScreenTimeBusError(
                     .notAuthorized,
-                    "uid \(client.user.rawValue) is not a user a guardian's policy covers: /etc/screentime/default.toml "
+                    "uid \(client.user.rawValue) is not a user a guardian's policy covers: "
+                        + "/etc/screentime/default.toml "
                         + "covers regular users (uid 1000 and above) it does not exempt, users/NAME.toml the user NAME")
             }
             try saveAuthorization("approved", of: client, at: now)

@@ -10,7 +10,9 @@ import ScreenTimeModel
 /// always may.
 extension Daemon {
     /// `Daemon1.AskForTime`: files a request of the caller for `seconds` more today.
-    func ask(seconds: UInt32, reason: String, from caller: CallerProcess, at now: Now) throws(ScreenTimeBusError) -> UInt32 {
+    func ask(seconds: UInt32, reason: String, from caller: CallerProcess, at now: Now) throws(ScreenTimeBusError)
+        -> UInt32
+    {
         guard settings.system else {
             throw ScreenTimeBusError(
                 .guardianModeUnavailable,
@@ -18,14 +20,17 @@ extension Daemon {
         }
         let user = caller.credentials.user
         guard runtime.plan.covers(user) else {
-            throw ScreenTimeBusError(.notAuthorized, "no guardian's policy limits uid \(user.rawValue): there is nothing to ask for")
+            throw ScreenTimeBusError(
+                .notAuthorized, "no guardian's policy limits uid \(user.rawValue): there is nothing to ask for")
         }
         guard seconds > 0, seconds <= 24 * 3600 else {
             throw ScreenTimeBusError(.invalidArgument, "the time asked for must be more than 0 and at most 24 hours")
         }
         let reason = String(reason.prefix(500))
         requests.forget(before: Self.startOfDay(at: now))
-        guard let request = requests.file(user: user, name: Self.userName(user), seconds: seconds, reason: reason, at: now.date)
+        guard
+            let request = requests.file(
+                user: user, name: Self.userName(user), seconds: seconds, reason: reason, at: now.date)
         else {
             throw ScreenTimeBusError(
                 .invalidArgument, "you already have \(TimeRequests.pendingPerUser) requests waiting for an answer")
@@ -55,7 +60,8 @@ extension Daemon {
         throws(ScreenTimeBusError) -> [String]
     {
         guard settings.system else {
-            throw ScreenTimeBusError(.guardianModeUnavailable, "requests are answered by a guardian's daemon (guardian mode)")
+            throw ScreenTimeBusError(
+                .guardianModeUnavailable, "requests are answered by a guardian's daemon (guardian mode)")
         }
         guard seconds <= 24 * 3600 else { throw ScreenTimeBusError(.invalidArgument, "at most 24 hours may be given") }
         requests.forget(before: Self.startOfDay(at: now))
@@ -105,7 +111,9 @@ extension Daemon {
 
     private func logRequestsSaveError() {
         if let error = requests.saveError {
-            logger.error("cannot write the requests file; they are kept in memory", metadata: ["path": "\(requests.path)", "error": "\(error)"])
+            logger.error(
+                "cannot write the requests file; they are kept in memory",
+                metadata: ["path": "\(requests.path)", "error": "\(error)"])
         }
     }
 

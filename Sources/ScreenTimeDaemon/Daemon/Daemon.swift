@@ -3,10 +3,10 @@ import Foundation
 import LinuxActivity
 import Logging
 import ScreenTimeBus
-import ServiceLifecycle
-import Synchronization
 import ScreenTimeEngine
 import ScreenTimeModel
+import ServiceLifecycle
+import Synchronization
 import UsageStore
 
 /// The daemon's I/O around its pure runtime: the collector's samples go in, the runtime's actions come out and are
@@ -45,7 +45,10 @@ public final class Daemon {
     /// What the enforcer was last asked for, and the process table's `changeCount` and the runtime's
     /// `shieldRevision` it was derived from.
     var enforcementInputs:
-        (tableChanges: UInt64, shieldRevision: UInt64, desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]])?
+        (
+            tableChanges: UInt64, shieldRevision: UInt64, desired: [AppID: ShieldMode],
+            observed: [AppID: [ObservedProcess]]
+        )?
     /// Guardian mode: the requests for more time, until the guardian answers them (`Daemon+Requests.swift`).
     var requests: TimeRequests
     /// The policy files and the last good policy of each.
@@ -126,7 +129,8 @@ public final class Daemon {
         let reading = policySources.read()
         if let scopes = reading.scopes {
             let plan = PolicyPlan(
-                scopes: scopes, appToken: { self.tokenizer.token(for: $0) }, categoryToken: { self.tokenizer.token(for: $0) })
+                scopes: scopes, appToken: { self.tokenizer.token(for: $0) },
+                categoryToken: { self.tokenizer.token(for: $0) })
             perform(runtime.handle(.policyLoaded(plan), at: now))
             // A guardian's limited apps are known by their programs' content, not only by names the user controls.
             if settings.system { collector.knowProgramsByContent(of: reading.limitedApps) }
@@ -190,11 +194,15 @@ public final class Daemon {
         if let notifier = notifier as? any Service {
             services.append(notifier)
             // Where the daemon notifies its user's desktop, it also counts the notifications apps send there.
-            if let watch = try? NotificationWatch(user: UserID(getuid()), sightings: appNotificationSightings, logger: logger) {
+            if let watch = try? NotificationWatch(
+                user: UserID(getuid()), sightings: appNotificationSightings, logger: logger)
+            {
                 services.append(watch)
             }
         }
-        services += [CollectorService(collector: collector), EngineLoop(daemon: self, logger: logger, systemd: systemd)]
+        services += [
+            CollectorService(collector: collector), EngineLoop(daemon: self, logger: logger, systemd: systemd),
+        ]
         // Last, so it stops first: no request arrives for a loop that has ended.
         if let endpoint = settings.busEndpoint {
             services.append(ScreenTimeBusServer(endpoint: endpoint, requests: busRequests, logger: logger))
@@ -238,7 +246,9 @@ public final class Daemon {
         let limits = settings.extensionLimits
         if settings.system {
             guard let user, user.rawValue != 0 else {
-                logger.warning("monitor extension not run: guardian mode runs extensions only as a limited user", metadata: ["extension": "\(executable)"])
+                logger.warning(
+                    "monitor extension not run: guardian mode runs extensions only as a limited user",
+                    metadata: ["extension": "\(executable)"])
                 return
             }
             Task.detached {
@@ -246,9 +256,13 @@ public final class Daemon {
                     let unit = try TransientExtensionUnit.start(
                         executable: executable, callback: callback, activity: activity, event: event, user: user,
                         limits: limits)
-                    logger.info("monitor extension started", metadata: ["extension": "\(executable)", "unit": "\(unit)", "uid": "\(user.rawValue)"])
+                    logger.info(
+                        "monitor extension started",
+                        metadata: ["extension": "\(executable)", "unit": "\(unit)", "uid": "\(user.rawValue)"])
                 } catch {
-                    logger.warning("monitor extension failed to start", metadata: ["extension": "\(executable)", "error": "\(error)"])
+                    logger.warning(
+                        "monitor extension failed to start",
+                        metadata: ["extension": "\(executable)", "error": "\(error)"])
                 }
             }
             return
@@ -257,7 +271,8 @@ public final class Daemon {
         Task.detached {
             let outcome = await runner.run(executable: executable, callback: callback, activity: activity, event: event)
             if !outcome.succeeded {
-                logger.warning("monitor extension failed", metadata: ["extension": "\(executable)", "outcome": "\(outcome)"])
+                logger.warning(
+                    "monitor extension failed", metadata: ["extension": "\(executable)", "outcome": "\(outcome)"])
             }
         }
     }

@@ -35,7 +35,9 @@ public struct DaemonSettings: Sendable {
     {
         let home = environment["HOME"] ?? "/root"
         let state =
-            system ? "/var/lib/screentime" : (environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            system
+            ? "/var/lib/screentime"
+            : (environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 ?? home + "/.local/state") + "/screentime"
         let policy = system ? Policy.systemPath() : Policy.defaultPath(environment: environment)
         return DaemonSettings(

@@ -88,7 +88,8 @@ public struct PolicyPlan: Sendable {
     public var registrations: [ActivityRegistration] = []
     public var downtimes: [Downtime] = []
     /// Settings applied while each downtime's interval runs, and the users they apply to (nil: everyone).
-    public var downtimeShields: [DeviceActivityName: (store: SettingsStoreName, shield: ShieldSettings, users: Set<UserID>?)] = [:]
+    public var downtimeShields:
+        [DeviceActivityName: (store: SettingsStoreName, shield: ShieldSettings, users: Set<UserID>?)] = [:]
     /// The shield mode of each app token under each limit; downtime always freezes.
     public var terminateGrace: [ApplicationToken: Duration] = [:]
     /// The monitor extension each activity names, run for each of its callbacks.
@@ -105,17 +106,24 @@ public struct PolicyPlan: Sendable {
     }
 
     /// The plan of one policy for every user (individual mode).
-    public init(policy: Policy, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
+    public init(
+        policy: Policy, appToken: (AppID) -> ApplicationToken,
+        categoryToken: (ActivityCategory) -> ActivityCategoryToken
+    ) {
         self.init(scopes: [Scope(policy: policy)], appToken: appToken, categoryToken: categoryToken)
     }
 
     /// The plan of several policies, each for its users (guardian mode).
-    public init(scopes: [Scope], appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken) {
+    public init(
+        scopes: [Scope], appToken: (AppID) -> ApplicationToken,
+        categoryToken: (ActivityCategory) -> ActivityCategoryToken
+    ) {
         for scope in scopes { add(scope, appToken: appToken, categoryToken: categoryToken) }
     }
 
     private mutating func add(
-        _ scope: Scope, appToken: (AppID) -> ApplicationToken, categoryToken: (ActivityCategory) -> ActivityCategoryToken
+        _ scope: Scope, appToken: (AppID) -> ApplicationToken,
+        categoryToken: (ActivityCategory) -> ActivityCategoryToken
     ) {
         let policy = scope.policy
         let qualifier = scope.qualifier.map { "@" + $0 } ?? ""
@@ -152,8 +160,10 @@ public struct PolicyPlan: Sendable {
                 intervalStart.weekday = day.weekday?.rawValue
                 limits.append(
                     Limit(
-                        name: limit.name, key: limit.name + qualifier, users: scope.users, applications: limit.applications,
-                        shieldText: policy.shield, activity: activity, store: SettingsStoreName("limit.\(limit.name)\(qualifier)"),
+                        name: limit.name, key: limit.name + qualifier, users: scope.users,
+                        applications: limit.applications,
+                        shieldText: policy.shield, activity: activity,
+                        store: SettingsStoreName("limit.\(limit.name)\(qualifier)"),
                         event: event, shield: shield, mode: mode, daily: day.daily, warning: limit.warning,
                         intervalEnd: intervalEnd, weekday: day.weekday))
                 registrations.append(
@@ -163,7 +173,9 @@ public struct PolicyPlan: Sendable {
                             intervalStart: intervalStart, intervalEnd: intervalEnd, repeats: true,
                             warningTime: limit.warning),
                         events: [Self.limitEvent: event], users: scope.users))
-                extensions[activity] = limit.extensionPath.map { PolicyExtension(executable: $0, activity: "limit.\(limit.name)", users: scope.users) }
+                extensions[activity] = limit.extensionPath.map {
+                    PolicyExtension(executable: $0, activity: "limit.\(limit.name)", users: scope.users)
+                }
             }
             if case .terminate(let grace) = mode {
                 for token in applications { terminateGrace[token] = grace }
@@ -186,7 +198,8 @@ public struct PolicyPlan: Sendable {
                     PolicyExtension(executable: $0, activity: "downtime.\(downtime.name)", users: scope.users)
                 }
                 downtimeShields[activity] = (
-                    SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions)), scope.users
+                    SettingsStoreName(name), ShieldSettings(applicationCategories: .all(except: exceptions)),
+                    scope.users
                 )
                 var intervalStart = Self.pattern(day.span.start)
                 intervalStart.weekday = day.weekday?.rawValue
@@ -232,7 +245,8 @@ public struct PolicyPlan: Sendable {
 
     /// The registration of extra time for a user after a limit: from now to the end of the limit's interval.
     public static func extraTime(
-        _ extra: Duration, after limit: Limit, for user: UserID, number: Int, startingAt local: (hour: Int, minute: Int, second: Int)
+        _ extra: Duration, after limit: Limit, for user: UserID, number: Int,
+        startingAt local: (hour: Int, minute: Int, second: Int)
     ) -> ActivityRegistration {
         var event = limit.event
         event.threshold = extra

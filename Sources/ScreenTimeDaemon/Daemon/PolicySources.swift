@@ -26,10 +26,13 @@ struct PolicySources {
     }
 
     private var files: [GuardianPolicies.File] {
-        guard let folder = settings.userPoliciesFolder else { return [GuardianPolicies.File(path: settings.policyPath, user: nil)] }
+        guard let folder = settings.userPoliciesFolder else {
+            return [GuardianPolicies.File(path: settings.policyPath, user: nil)]
+        }
         // The guardian's default policy moves from the legacy path to default.toml as soon as that one is written.
         let legacy = settings.policyPath == Policy.systemDefaultPath || settings.policyPath == Policy.legacySystemPath
-        return GuardianPolicies.files(defaultPath: legacy ? Policy.systemPath() : settings.policyPath, usersFolder: folder)
+        return GuardianPolicies.files(
+            defaultPath: legacy ? Policy.systemPath() : settings.policyPath, usersFolder: folder)
     }
 
     /// The paths whose change means a reread: the files, and in guardian mode the users' folder and the password
@@ -98,6 +101,8 @@ struct PolicySources {
             changed = true
         }
         // Without mistakes the plan is applied again (a file fixed back to its last good text clears the error).
-        return Reading(scopes: changed || problems.isEmpty ? scopes : nil, error: PolicyError(problems: problems), limitedApps: limited)
+        return Reading(
+            scopes: changed || problems.isEmpty ? scopes : nil, error: PolicyError(problems: problems),
+            limitedApps: limited)
     }
 }

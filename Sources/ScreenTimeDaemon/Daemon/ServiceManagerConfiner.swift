@@ -76,7 +76,9 @@ final class ServiceManagerConfiner: ProcessConfiner {
 
     /// The process's cgroup path, as the collector parses `/proc/PID/cgroup`; nil when it is gone.
     private static func unifiedCgroup(of pid: ProcessID) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid.rawValue)/cgroup", encoding: .utf8) else { return nil }
+        guard let text = try? String(contentsOfFile: "/proc/\(pid.rawValue)/cgroup", encoding: .utf8) else {
+            return nil
+        }
         return ControlGroup(parsing: text)?.path
     }
 

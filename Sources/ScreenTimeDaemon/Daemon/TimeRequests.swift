@@ -41,7 +41,9 @@ struct TimeRequests {
     }
 
     /// Files a request of `user`; nil when they have too many waiting.
-    mutating func file(user: ScreenTimeModel.UserID, name: String, seconds: UInt32, reason: String, at now: Date) -> Request? {
+    mutating func file(user: ScreenTimeModel.UserID, name: String, seconds: UInt32, reason: String, at now: Date)
+        -> Request?
+    {
         guard requests.filter({ $0.user == user.rawValue && $0.state == .pending }).count < Self.pendingPerUser else {
             return nil
         }

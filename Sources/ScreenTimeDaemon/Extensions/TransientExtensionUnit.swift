@@ -26,7 +26,12 @@ enum TransientExtensionUnit {
                 "ExecStart",
                 .array(
                     elementSignature: "(sasb)",
-                    [.structure([.string(executable), .array(elementSignature: "s", arguments.map(BusValue.string)), .boolean(false)])])),
+                    [
+                        .structure([
+                            .string(executable), .array(elementSignature: "s", arguments.map(BusValue.string)),
+                            .boolean(false),
+                        ])
+                    ])),
             property("User", .string(String(user.rawValue))),
             property("Environment", .array(elementSignature: "s", environment.map(BusValue.string))),
             property("RuntimeMaxUSec", .uint64(UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000))),

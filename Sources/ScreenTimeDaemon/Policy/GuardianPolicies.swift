@@ -92,7 +92,9 @@ public enum GuardianPolicies {
     }
 
     /// Warnings for a default policy's `exempt` names that are no user of this system.
-    public static func unknownExemptions(in policy: Policy, file: String, lookUp: (String) -> Account?) -> [PolicyError.Problem] {
+    public static func unknownExemptions(in policy: Policy, file: String, lookUp: (String) -> Account?) -> [PolicyError
+        .Problem]
+    {
         policy.exempt.filter { lookUp($0) == nil }.map { name in
             PolicyError.Problem(
                 file: file, line: 1, column: 1,

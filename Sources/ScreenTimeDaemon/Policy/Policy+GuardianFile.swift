@@ -16,12 +16,16 @@ extension Policy {
             var status = stat()
             guard stat(current, &status) == 0 else { return "cannot read the owner of \(current)" }
             let what = current == real ? "the file" : "the folder \(current)"
-            let fix = current == real ? "chown root:root \(real) && chmod 644 \(real)" : "chown root:root \(current) && chmod 755 \(current)"
+            let fix =
+                current == real
+                ? "chown root:root \(real) && chmod 644 \(real)" : "chown root:root \(current) && chmod 755 \(current)"
             if status.st_uid != 0 {
-                return "\(what) belongs to uid \(status.st_uid), not root, so that user can change the limits; fix: \(fix)"
+                return
+                    "\(what) belongs to uid \(status.st_uid), not root, so that user can change the limits; fix: \(fix)"
             }
             if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-                return "\(what) is writable by its group or by everyone (mode \(String(status.st_mode & 0o7777, radix: 8))); fix: \(fix)"
+                return
+                    "\(what) is writable by its group or by everyone (mode \(String(status.st_mode & 0o7777, radix: 8))); fix: \(fix)"
             }
             if current == "/" { return nil }
             current = (current as NSString).deletingLastPathComponent

@@ -72,9 +72,12 @@ struct PolicyTableReader {
             log.add("`name` must not be empty", at: name.position)
             return nil
         }
-        if let bad = name.value.first(where: { $0 == "." || $0 == "@" || $0.isNewline }) {
+        let separates = { (character: Character) in character == "." || character == "@" || character.isNewline }
+        if let bad = name.value.first(where: separates) {
+            let suggestion = String(name.value.map { separates($0) ? "-" : $0 })
             log.add(
-                "`name` must not hold \(bad.isNewline ? "a line break" : "`\(bad)`") (it separates the parts of the names the daemon gives activities); write \"\(name.value.replacingOccurrences(of: ".", with: "-").replacingOccurrences(of: "@", with: "-"))\"",
+                "`name` must not hold \(bad.isNewline ? "a line break" : "`\(bad)`") (it separates the parts of the "
+                    + "names the daemon gives activities); write \"\(suggestion)\"",
                 at: name.position)
             return nil
         }

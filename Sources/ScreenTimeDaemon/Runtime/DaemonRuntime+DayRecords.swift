@@ -74,9 +74,11 @@ extension DaemonRuntime {
         // A limit by weekday that does not name today does not limit today; users' own limits of one name are one
         // record (the first policy's: the default one's).
         var recorded: Set<String> = []
-        for limit in plan.limits where (limit.weekday == nil || limit.weekday == weekday) && recorded.insert(limit.name).inserted {
+        for limit in plan.limits
+        where (limit.weekday == nil || limit.weekday == weekday) && recorded.insert(limit.name).inserted {
             batch.records.dailyLimits.append(
-                DailyLimitRecord(day: day, limit: limit.name, seconds: limit.daily.components.seconds, recordedAt: now.date)
+                DailyLimitRecord(
+                    day: day, limit: limit.name, seconds: limit.daily.components.seconds, recordedAt: now.date)
             )
         }
     }

@@ -25,9 +25,11 @@ extension DaemonRuntime {
         }
         // Stores of limits and downtimes that no longer exist are cleared for everyone.
         let storesInForce = Set(newPlan.limits.map(\.store)).union(newPlan.downtimeShields.values.map(\.store))
-        let staleStores = Set(stale.map { name in
-            plan.limit(for: name)?.store ?? plan.downtimeShields[name]?.store ?? SettingsStoreName(name.rawValue)
-        }).subtracting(storesInForce)
+        let staleStores = Set(
+            stale.map { name in
+                plan.limit(for: name)?.store ?? plan.downtimeShields[name]?.store ?? SettingsStoreName(name.rawValue)
+            }
+        ).subtracting(storesInForce)
         setPlan(newPlan)
         if !stale.isEmpty { run(engine.handle(.stopMonitoring(stale), at: now), at: now, into: &actions) }
         for registration in newPlan.registrations where engine.registration(of: registration.name) != registration {
@@ -43,22 +45,29 @@ extension DaemonRuntime {
             for user in knownUsers { applyDowntime(activity, to: user, at: now, into: &actions) }
         }
         actions.append(
-            .log(.info, "policy in force", ["limits": "\(newPlan.limits.count)", "downtimes": "\(newPlan.downtimeShields.count)"]))
+            .log(
+                .info, "policy in force",
+                ["limits": "\(newPlan.limits.count)", "downtimes": "\(newPlan.downtimeShields.count)"]))
     }
 
     mutating func applyActiveDowntimes(to user: UserID, at now: Now, into actions: inout [Action]) {
         for activity in activeDowntimes { applyDowntime(activity, to: user, at: now, into: &actions) }
     }
 
-    private mutating func applyDowntime(_ activity: DeviceActivityName, to user: UserID, at now: Now, into actions: inout [Action]) {
+    private mutating func applyDowntime(
+        _ activity: DeviceActivityName, to user: UserID, at now: Now, into actions: inout [Action]
+    ) {
         guard let downtime = plan.downtimeShields[activity], downtime.users?.contains(user) ?? true else { return }
         setStore(downtime.store, of: user, to: downtime.shield, at: now, into: &actions)
     }
 
     private mutating func setStore(
-        _ store: SettingsStoreName, of user: UserID, to settings: ShieldSettings?, at now: Now, into actions: inout [Action]
+        _ store: SettingsStoreName, of user: UserID, to settings: ShieldSettings?, at now: Now,
+        into actions: inout [Action]
     ) {
-        run(engine.handle(.settingsStoreChanged(user: user, store: store, settings: settings), at: now), at: now, into: &actions)
+        run(
+            engine.handle(.settingsStoreChanged(user: user, store: store, settings: settings), at: now), at: now,
+            into: &actions)
     }
 
     private mutating func updateDowntimeShield() {
@@ -79,28 +88,41 @@ extension DaemonRuntime {
                     activeDowntimes.insert(activity)
                     updateDowntimeShield()
                     for user in knownUsers where downtime.users?.contains(user) ?? true {
-                        queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now)
+                        queue += engine.handle(
+                            .settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now
+                        )
                     }
-                    actions.append(.log(.notice, "downtime started", ["activity": "\(activity)"].merging(JournalMessage.downtimeStarted.metadata) { $1 }))
+                    actions.append(
+                        .log(
+                            .notice, "downtime started",
+                            ["activity": "\(activity)"].merging(JournalMessage.downtimeStarted.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
                     grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.key + "/") }
                     for user in knownUsers where limit.applies(to: user) {
-                        queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                        queue += engine.handle(
+                            .settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
                     }
                     actions.append(
-                        .log(.info, "limit's new interval, its shield released", ["limit": "\(limit.name)"].merging(JournalMessage.limitReset.metadata) { $1 }))
+                        .log(
+                            .info, "limit's new interval, its shield released",
+                            ["limit": "\(limit.name)"].merging(JournalMessage.limitReset.metadata) { $1 }))
                 }
             case .intervalDidEnd(let activity):
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.remove(activity)
                     updateDowntimeShield()
                     for user in knownUsers where downtime.users?.contains(user) ?? true {
-                        queue += engine.handle(.settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
+                        queue += engine.handle(
+                            .settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
                     }
-                    actions.append(.log(.notice, "downtime ended", ["activity": "\(activity)"].merging(JournalMessage.downtimeEnded.metadata) { $1 }))
+                    actions.append(
+                        .log(
+                            .notice, "downtime ended",
+                            ["activity": "\(activity)"].merging(JournalMessage.downtimeEnded.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
                     for user in knownUsers where limit.applies(to: user) {
-                        queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                        queue += engine.handle(
+                            .settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
                     }
                 }
             case .intervalWillStartWarning, .intervalWillEndWarning:
@@ -109,7 +131,11 @@ extension DaemonRuntime {
                 guard let limit = plan.limit(for: activity) else { break }
                 let left = limit.warning.map(Self.describe) ?? "a little time"
                 actions.append(
-                    .log(.notice, "limit warning", ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitWarning.metadata) { $1 }))
+                    .log(
+                        .notice, "limit warning",
+                        ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitWarning.metadata) {
+                            $1
+                        }))
                 let title = "\(left) left for \(limit.name)"
                 noteNotification(.warning, to: user, limit: limit.name, title: title, at: now)
                 actions.append(
@@ -119,9 +145,12 @@ extension DaemonRuntime {
                 actions.append(
                     .log(
                         .notice, "limit reached, shielding",
-                        ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitReached.metadata) { $1 }))
+                        ["limit": "\(limit.name)", "user": "\(user)"].merging(JournalMessage.limitReached.metadata) {
+                            $1
+                        }))
                 actions.append(.limitReached(now.monotonic))
-                queue += engine.handle(.settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
+                queue += engine.handle(
+                    .settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
                 let extra = limit.shieldText.extraTime.flatMap { extra -> String? in
                     (grantsToday["\(limit.key)/\(user.rawValue)"] ?? 0) < limit.shieldText.extraTimesPerDay
                         ? "\(Self.describe(extra)) more" : nil
@@ -131,7 +160,8 @@ extension DaemonRuntime {
                 actions.append(
                     .notifyShield(
                         user: user, limit: limit.name, title: title,
-                        body: limit.shieldText.message ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
+                        body: limit.shieldText.message
+                            ?? "You have used your \(Self.describe(limit.daily)) of \(limit.name) today.",
                         extraTimeLabel: extra))
             case .shieldChanged(let user, let shield):
                 setShield(shield.isEmpty ? nil : shield, for: user)
@@ -142,7 +172,8 @@ extension DaemonRuntime {
             case .cancelWakeUp:
                 wakeUp = nil
             case .monitoringRefused(let activity, let error):
-                actions.append(.log(.error, "the engine refused an activity", ["activity": "\(activity)", "error": "\(error)"]))
+                actions.append(
+                    .log(.error, "the engine refused an activity", ["activity": "\(activity)", "error": "\(error)"]))
             case .persistSnapshot:
                 requestSnapshot()
             }
@@ -169,7 +200,8 @@ extension DaemonRuntime {
         }
         guard let declared = plan.extensions[call.1] else { return [] }
         let users: [UserID?] =
-            !settings.system ? [nil]
+            !settings.system
+            ? [nil]
             : user.map { [$0] } ?? knownUsers.filter { declared.users?.contains($0) ?? true }.sorted().map { $0 }
         return users.map { user in
             .runExtension(
@@ -216,7 +248,9 @@ extension DaemonRuntime {
             }
             return .failure(.notReached(name))
         }
-        for limit in reached { grant(extra, after: limit, to: user, reason: "screentime extra", at: now, into: &actions) }
+        for limit in reached {
+            grant(extra, after: limit, to: user, reason: "screentime extra", at: now, into: &actions)
+        }
         return .success(reached.map(\.name))
     }
 
@@ -235,13 +269,16 @@ extension DaemonRuntime {
         batch.grants.append(
             ExtraTimeGrant(
                 user: user, target: limit.name, seconds: extra.components.seconds, grantedAt: now.date, reason: reason))
-        actions.append(.log(.notice, "extra time granted", ["limit": "\(limit.name)", "extra": "\(extra)", "reason": "\(reason)"]))
+        actions.append(
+            .log(.notice, "extra time granted", ["limit": "\(limit.name)", "extra": "\(extra)", "reason": "\(reason)"]))
     }
 
     static func describe(_ duration: Duration) -> String {
         let seconds = Int(duration.components.seconds)
         if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
-        if seconds % 60 == 0 { return seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min" : "\(seconds / 60) min" }
+        if seconds % 60 == 0 {
+            return seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min" : "\(seconds / 60) min"
+        }
         return "\(seconds) s"
     }
 }

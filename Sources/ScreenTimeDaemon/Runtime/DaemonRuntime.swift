@@ -47,7 +47,8 @@ public struct DaemonRuntime {
         case notifyShield(user: UserID, limit: String, title: String, body: String, extraTimeLabel: String?)
         /// Run a monitor extension for a callback; in guardian mode as `user`, one of those its policy limits (an
         /// interval's callback runs once for each of them logged in), never as root.
-        case runExtension(executable: String, callback: MonitorCallback, activity: String, event: String?, user: UserID?)
+        case runExtension(
+            executable: String, callback: MonitorCallback, activity: String, event: String?, user: UserID?)
         /// Hand this batch to the store writer.
         case write(StoreWriter.Batch)
         /// A line for the journal.
@@ -191,7 +192,8 @@ public struct DaemonRuntime {
 
     // MARK: - Ticks
 
-    private mutating func tick(_ collected: [UsageSample], revision: UInt64, at now: Now, into actions: inout [Action]) {
+    private mutating func tick(_ collected: [UsageSample], revision: UInt64, at now: Now, into actions: inout [Action])
+    {
         detectClockChanges(at: now, into: &actions)
         // A shielded app is frozen or stopped behind its shield: time in front of it is not use.
         let samples: [UsageSample]

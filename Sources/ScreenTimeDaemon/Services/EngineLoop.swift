@@ -3,8 +3,8 @@ import Enforcement
 import Glibc
 import LinuxActivity
 import Logging
-import ScreenTimeEngine
 import ScreenTimeBus
+import ScreenTimeEngine
 import ServiceLifecycle
 import SystemPackage
 
@@ -261,7 +261,9 @@ private final class FileChanges {
                 watch.unwatched.contains(SystemTimeZone.path), policyPaths.contains(where: watch.unwatched.contains)
             )
         } catch {
-            logger.warning("cannot watch files; the policy and the time zone are checked at each tick", metadata: ["error": "\(error)"])
+            logger.warning(
+                "cannot watch files; the policy and the time zone are checked at each tick",
+                metadata: ["error": "\(error)"])
             watch = nil
             unwatched = (true, true)
         }

@@ -34,7 +34,9 @@ extension DaemonStatus {
                 rows.append(
                     Row(
                         kind: "downtime", name: downtime.name, user: user.rawValue,
-                        nextReset: (current ?? engine.nextInterval(of: activity)).map { date(current == nil ? $0.start : $0.end) },
+                        nextReset: (current ?? engine.nextInterval(of: activity)).map {
+                            date(current == nil ? $0.start : $0.end)
+                        },
                         shielded: current != nil && !engine.effectiveShield(for: user).isEmpty))
             }
         }
