@@ -41,13 +41,16 @@ public final class DaemonConnection: Sendable {
     /// A connection to the daemon on `endpoint`; nothing is opened until the first call.
     public init(_ endpoint: Endpoint) { self.endpoint = endpoint }
 
-    /// Calls `member` of `interface` on the daemon's object with `arguments` and returns the reply's arguments.
+    /// Calls `member` of `interface` on the daemon's object with `arguments` and returns the reply's arguments,
+    /// waiting at most `timeout` (default: sd-bus's 25 s; longer for a call the daemon may first have polkit
+    /// authenticate).
     ///
     /// - Throws: the daemon's refusal as its `ScreenTimeBusError`, or `.unavailable` when the daemon is not running
     ///   or the bus can't be reached.
-    public func call(_ interface: ScreenTimeBusName.Interface, _ member: String, _ arguments: [BusValue] = [])
-        throws(ScreenTimeBusError) -> [BusValue]
-    {
+    public func call(
+        _ interface: ScreenTimeBusName.Interface, _ member: String, _ arguments: [BusValue] = [],
+        timeout: Duration? = nil
+    ) throws(ScreenTimeBusError) -> [BusValue] {
         let outcome = bus.withLock { bus -> Result<[BusValue], ScreenTimeBusError> in
             do throws(LinuxActivityError) {
                 let connection: Bus
@@ -55,7 +58,7 @@ public final class DaemonConnection: Sendable {
                 bus = connection
                 let reply = try connection.call(
                     destination: ScreenTimeBusName.service, path: ScreenTimeBusName.objectPath,
-                    interface: interface.rawValue, member: member, arguments: arguments)
+                    interface: interface.rawValue, member: member, arguments: arguments, timeout: timeout)
                 return .success(reply.readAll())
             } catch {
                 if let remote = error.remoteError,

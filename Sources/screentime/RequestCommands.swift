@@ -144,8 +144,9 @@ struct DenyCommand: AsyncParsableCommand {
 /// `Daemon1.AnswerRequest`, and what it answered, a line each.
 private func answer(id: UInt32, approve: Bool, seconds: UInt32, command: String) throws {
     do {
+        // polkit may first have the guardian authenticate: the daemon gives them up to 5 minutes.
         let reply = try guardianDaemon().call(
-            .daemon, "AnswerRequest", [.uint32(id), .boolean(approve), .uint32(seconds)])
+            .daemon, "AnswerRequest", [.uint32(id), .boolean(approve), .uint32(seconds)], timeout: .seconds(310))
         guard case .array(_, let lines)? = reply.first else { return }
         for line in lines.compactMap(\.stringValue) { printText(line) }
     } catch {
