@@ -34,6 +34,25 @@ import Testing
         #expect(watch.changes() == [policy])
     }
 
+    @Test("a folder written with a final / reports any file added, changed or removed in it")
+    func reportsChangesInAWatchedFolder() throws {
+        let directory = "/tmp/st-filewatch-folder-\(getpid())"
+        mkdir(directory, 0o755)
+        defer {
+            for name in ["alice.toml", "bob.toml"] { unlink("\(directory)/\(name)") }
+            rmdir(directory)
+        }
+        let watch = try FileWatch(paths: [directory + "/", "/nonexistent-\(getpid())/"])
+        #expect(watch.unwatched == ["/nonexistent-\(getpid())/"])
+        #expect(watch.changes().isEmpty)
+        try write("a", to: "\(directory)/alice.toml")
+        #expect(watch.changes() == [directory + "/"])
+        #expect(watch.changes().isEmpty)
+        try write("b", to: "\(directory)/bob.toml")
+        unlink("\(directory)/alice.toml")
+        #expect(watch.changes() == [directory + "/"])
+    }
+
     private func write(_ text: String, to path: String) throws {
         guard let file = fopen(path, "w") else { throw Errno(errno) }
         fputs(text, file)
