@@ -27,9 +27,7 @@ struct AppsCommand: AsyncParsableCommand {
         let catalog = AppCatalog(home: home, environment: environment, overrides: overrides, tokenizer: tokenizer)
         let apps = catalog.installedApps()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(apps), as: UTF8.self))
+            try printJSON(apps)
             return
         }
         let width = min(32, apps.map(\.name.count).max() ?? 4)
@@ -62,6 +60,14 @@ func loadTokenizer(_ options: KeyOptions) throws -> Tokenizer {
 /// Writes a line to standard error, with every control character made visible (names come from processes).
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message.escapingControlCharacters(keepingLineFeeds: true) + "\n").utf8))
+}
+
+/// Prints `value` as indented JSON with sorted keys and ISO 8601 dates (the encoder escapes what names hold).
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
 /// Prints text meant for a person: names in it come from processes and desktop entries, so every control character

@@ -75,9 +75,7 @@ struct PickCommand: AsyncParsableCommand {
                 selection.categoryTokens.insert(tokenizer.token(for: picked))
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(selection), as: UTF8.self))
+        try printJSON(selection)
     }
 
     /// Asks on the terminal until "done" (the chosen items) or "quit" or the end of input (nil).

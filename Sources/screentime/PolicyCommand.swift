@@ -50,12 +50,11 @@ struct PolicyCommand: AsyncParsableCommand {
                 usersFolder: settings.userPoliciesFolder ?? GuardianPolicies.usersFolder)
             var usable: [(file: GuardianPolicies.File, policy: Policy)] = []
             var failed = false
+            if files.first?.user != nil {
+                printText("\(settings.policyPath): none (only the users with a policy of their own are limited)")
+            }
             for file in files {
-                if file.user == nil, files.count > 1, !FileManager.default.fileExists(atPath: file.path) {
-                    printText("\(file.path): none (only the users with a policy of their own are limited)")
-                    continue
-                }
-                if let policy = check(file.path, role: file.user == nil ? .guardianDefault : .guardianUser) {
+                if let policy = check(file.path, role: file.role) {
                     usable.append((file, policy))
                 } else {
                     failed = true
@@ -85,8 +84,7 @@ struct PolicyCommand: AsyncParsableCommand {
 
         /// Checks one file and prints what it found; returns the policy when it is valid.
         private func check(_ path: String, role: Policy.Role) -> Policy? {
-            let diagnosis =
-                role == .individual ? Policy.diagnose(fileAt: path) : Policy.diagnoseGuardian(fileAt: path, role: role)
+            let diagnosis = Policy.diagnose(fileAt: path, role: role)
             let environment = ProcessInfo.processInfo.environment
             let desktopEntries = DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))

@@ -63,10 +63,7 @@ struct RequestsCommand: AsyncParsableCommand {
             throw StatusCommand.exit(for: error, in: "screentime requests")
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(requests), as: UTF8.self))
+            try printJSON(requests)
             return
         }
         guard !requests.isEmpty else {

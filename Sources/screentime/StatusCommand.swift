@@ -103,10 +103,7 @@ struct StatusCommand: AsyncParsableCommand {
             throw Self.exit(for: error, in: "screentime status")
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(status), as: UTF8.self))
+            try printJSON(status)
             return
         }
         let formatter = DateFormatter()

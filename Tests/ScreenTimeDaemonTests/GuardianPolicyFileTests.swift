@@ -28,7 +28,7 @@ import Testing
             return
         }
         #expect(Policy.guardianFileProblem(at: file) == nil)
-        #expect(try Policy.loadGuardian(from: file).limits.count == 1)
+        #expect(try Policy.load(from: file, role: .guardianDefault).limits.count == 1)
 
         chmod(file, 0o666)
         #expect(Policy.guardianFileProblem(at: file)?.hasPrefix("the file is writable by its group or by everyone (mode 666)") == true)
@@ -36,7 +36,7 @@ import Testing
         chown(file, 1000, 1000)
         let refused = Policy.guardianFileProblem(at: file)
         #expect(refused == "the file belongs to uid 1000, not root, so that user can change the limits; fix: chown root:root \(file) && chmod 644 \(file)")
-        #expect(throws: PolicyError.self) { try Policy.loadGuardian(from: file) }
+        #expect(throws: PolicyError.self) { try Policy.load(from: file, role: .guardianDefault) }
         chown(file, 0, 0)
         // A folder the child can write lets them swap the file: refused too, also through a symbolic link.
         chmod(folder, 0o777)

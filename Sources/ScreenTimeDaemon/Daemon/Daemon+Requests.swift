@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LinuxActivity
 import ScreenTimeBus
 import ScreenTimeEngine
@@ -30,7 +29,7 @@ extension Daemon {
         requests.forget(before: Self.startOfDay(at: now))
         guard
             let request = requests.file(
-                user: user, name: Self.userName(user), seconds: seconds, reason: reason, at: now.date)
+                user: user, name: Logind.userName(of: user), seconds: seconds, reason: reason, at: now.date)
         else {
             throw ScreenTimeBusError(
                 .invalidArgument, "you already have \(TimeRequests.pendingPerUser) requests waiting for an answer")
@@ -90,8 +89,7 @@ extension Daemon {
                     continue
                 }
             }
-            requests.answer(request.id, approved: approve, seconds: approve ? given : nil)
-            let answered = requests.requests.first { $0.id == request.id } ?? request
+            let answered = requests.answer(request, approved: approve, seconds: approve ? given : nil)
             logger.notice(
                 approve ? "request for more time approved" : "request for more time denied",
                 metadata: [
@@ -121,9 +119,5 @@ extension Daemon {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = now.timeZone ?? .current
         return calendar.startOfDay(for: now.date)
-    }
-
-    static func userName(_ user: UserID) -> String {
-        getpwuid(user.rawValue).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(user.rawValue)"
     }
 }

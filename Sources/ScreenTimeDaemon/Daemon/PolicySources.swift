@@ -42,33 +42,27 @@ struct PolicySources {
         return [settings.policyPath, Policy.legacySystemPath, folder + "/", "/etc/passwd"]
     }
 
-    /// Whether anything read changed since the last reading.
-    func changed() -> Bool { currentStamps() != stamps }
+    /// Guardian mode: several files, each covering its users.
+    private var guardian: Bool { settings.userPoliciesFolder != nil }
 
-    private func currentStamps() -> [String: FileStamp?] {
+    /// Whether anything read changed since the last reading.
+    func changed() -> Bool { stamps(of: files) != stamps }
+
+    private func stamps(of files: [GuardianPolicies.File]) -> [String: FileStamp?] {
         var current: [String: FileStamp?] = [:]
         for file in files { current[file.path] = FileStamp(path: file.path) }
-        if settings.userPoliciesFolder != nil { current["/etc/passwd"] = FileStamp(path: "/etc/passwd") }
+        if guardian { current["/etc/passwd"] = FileStamp(path: "/etc/passwd") }
         return current
     }
 
     /// Reads every file.
     mutating func read() -> Reading {
-        stamps = currentStamps()
         let files = files
+        stamps = stamps(of: files)
         var problems: [PolicyError.Problem] = []
         var changed = false
         for file in files {
-            let guardian = settings.userPoliciesFolder != nil
-            if guardian, file.user == nil, files.count > 1, !FileManager.default.fileExists(atPath: file.path) {
-                // No default policy: only the users with files of their own are limited.
-                if lastGood.removeValue(forKey: file.path) != nil { changed = true }
-                continue
-            }
-            let diagnosis =
-                guardian
-                ? Policy.diagnoseGuardian(fileAt: file.path, role: file.user == nil ? .guardianDefault : .guardianUser)
-                : Policy.diagnose(fileAt: file.path)
+            let diagnosis = Policy.diagnose(fileAt: file.path, role: guardian ? file.role : .individual)
             switch diagnosis.result {
             case .success(let policy):
                 if lastGood[file.path] != policy { changed = true }
@@ -77,7 +71,7 @@ struct PolicySources {
                 problems += error.problems
             }
         }
-        // A file removed by the guardian no longer limits anyone.
+        // A file removed by the guardian (or a default policy no longer read) no longer limits anyone.
         let paths = Set(files.map(\.path))
         for path in lastGood.keys where !paths.contains(path) {
             lastGood[path] = nil
@@ -86,7 +80,7 @@ struct PolicySources {
         let usable = files.compactMap { file in lastGood[file.path].map { (file: file, policy: $0) } }
         var scopes: [PolicyPlan.Scope]
         var limited: Set<AppID> = []
-        if settings.userPoliciesFolder == nil {
+        if !guardian {
             scopes = usable.map { PolicyPlan.Scope(policy: $0.policy) }
         } else {
             let coverage = GuardianPolicies.coverage(

@@ -56,12 +56,15 @@ struct TimeRequests {
         return request
     }
 
-    /// Marks a request answered.
-    mutating func answer(_ id: UInt32, approved: Bool, seconds: UInt32?) {
-        guard let index = requests.firstIndex(where: { $0.id == id }) else { return }
-        requests[index].state = approved ? .approved : .denied
-        requests[index].grantedSeconds = approved ? seconds : nil
+    /// Marks `request` answered; returns it as it now stands.
+    mutating func answer(_ request: Request, approved: Bool, seconds: UInt32?) -> Request {
+        var answered = request
+        answered.state = approved ? .approved : .denied
+        answered.grantedSeconds = approved ? seconds : nil
+        guard let index = requests.firstIndex(where: { $0.id == request.id }) else { return answered }
+        requests[index] = answered
         save()
+        return answered
     }
 
     private mutating func save() {

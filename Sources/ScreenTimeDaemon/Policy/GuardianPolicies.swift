@@ -24,14 +24,20 @@ public enum GuardianPolicies {
         public var path: String
         /// The user it limits, from its name (`alice.toml`); nil for the default policy.
         public var user: String?
+
+        /// How it is read: `exempt` belongs to the default policy alone.
+        public var role: Policy.Role { user == nil ? .guardianDefault : .guardianUser }
     }
 
-    /// The files to read: the default policy (also when it does not exist), then each user's, by name.
+    /// The files to read: the default policy, then each user's, by name. Without a default policy only the users
+    /// with a file of their own are limited: it is left out when it does not exist and some user has a file (with no
+    /// file at all, the missing default is read, and says so).
     public static func files(defaultPath: String, usersFolder: String) -> [File] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: usersFolder)) ?? []
         let users = names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { name in
             File(path: usersFolder + "/" + name, user: String(name.dropLast(5)))
         }
+        if !users.isEmpty, !FileManager.default.fileExists(atPath: defaultPath) { return users }
         return [File(path: defaultPath, user: nil)] + users
     }
 

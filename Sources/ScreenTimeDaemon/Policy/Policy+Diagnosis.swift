@@ -33,8 +33,21 @@ extension Policy {
         public func get() throws(PolicyError) -> Policy { try result.get() }
     }
 
-    /// Reads the policy file at `path` and reports everything wrong with it.
+    /// Reads the policy file at `path` and reports everything wrong with it. A guardian's file (`role` not
+    /// `.individual`) is also refused, however valid, unless root alone can write it: `guardianFileProblem`'s reason
+    /// comes first, at line 1.
     public static func diagnose(fileAt path: String, role: Role = .individual) -> Diagnosis {
+        var diagnosis = diagnoseContents(ofFileAt: path, role: role)
+        guard role != .individual, let problem = guardianFileProblem(at: path) else { return diagnosis }
+        let refused = PolicyError(file: path, line: 1, column: 1, message: problem)
+        var problems = refused.problems
+        if case .failure(let error) = diagnosis.result { problems += error.problems }
+        diagnosis.result = .failure(PolicyError(problems: problems) ?? refused)
+        return diagnosis
+    }
+
+    /// What the text of the file at `path` holds, read as `role`.
+    private static func diagnoseContents(ofFileAt path: String, role: Role) -> Diagnosis {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
             let problem = PolicyError(file: path, line: 1, column: 1, message: reason)

@@ -33,25 +33,6 @@ extension Policy {
         }
     }
 
-    /// Reads a guardian policy and reports everything wrong with it: `diagnose(fileAt:)`, and first, at line 1,
-    /// `guardianFileProblem`'s reason when root alone can't write it (the file is then refused however valid).
-    public static func diagnoseGuardian(fileAt path: String, role: Role = .guardianDefault) -> Diagnosis {
-        var diagnosis = diagnose(fileAt: path, role: role)
-        guard let problem = guardianFileProblem(at: path) else { return diagnosis }
-        let refused = PolicyError(file: path, line: 1, column: 1, message: problem)
-        var problems = refused.problems
-        if case .failure(let error) = diagnosis.result { problems += error.problems }
-        diagnosis.result = .failure(PolicyError(problems: problems) ?? refused)
-        return diagnosis
-    }
-
-    /// Loads a guardian policy: refused (with `guardianFileProblem`'s reason) unless root alone can write it.
-    ///
-    /// - Throws: `PolicyError` with every mistake, the untrusted file's at line 1.
-    public static func loadGuardian(from path: String, role: Role = .guardianDefault) throws(PolicyError) -> Policy {
-        try diagnoseGuardian(fileAt: path, role: role).get()
-    }
-
     /// Whether a guardian's default policy may cover the user `uid`: a regular user, uid 1000 and above but `nobody`.
     public static func isRegularUser(_ uid: UInt32) -> Bool { uid >= 1000 && uid < 65534 }
 }
