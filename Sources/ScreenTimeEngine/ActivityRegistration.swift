@@ -19,5 +19,5 @@ public struct ActivityRegistration: Hashable, Sendable, Codable {
     }
 
     /// Whether `user`'s use counts toward this activity's events.
-    public func applies(to user: UserID) -> Bool { users?.contains(user) ?? true }
+    public func applies(to user: UserID) -> Bool { users.includes(user) }
 }

@@ -29,6 +29,12 @@ public struct UserID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+extension Optional where Wrapped == Set<UserID> {
+    /// Whether these users, nil meaning every user, include `user`: whom a registration, a policy or a daemon
+    /// limits.
+    public func includes(_ user: UserID) -> Bool { self?.contains(user) ?? true }
+}
+
 /// A logind session id. Ids are strings (`"3"`, `"c1"`), never numbers.
 public struct SessionID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public var rawValue: String

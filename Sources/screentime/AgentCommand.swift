@@ -37,7 +37,13 @@ struct AgentCommand: AsyncParsableCommand {
         LoggingSetup.bootstrap(identifier: "screentime-agent", level: .info)
         let logger = Logger(label: "screentime-agent")
         let user = UserID(getuid())
-        let notifier = SessionBusNotifier(user: user, logger: logger)
+        // The agent's thread sleeps until the guardian daemon signals or a button is pressed.
+        let wakeup: WakeupDescriptor
+        do { wakeup = try WakeupDescriptor() } catch {
+            printError("screentime agent: cannot make a wake-up pipe: \(error)")
+            throw ExitCode(1)
+        }
+        let notifier = SessionBusNotifier(user: user, logger: logger, answered: { wakeup.signal() })
         let agent = Agent(
             user: user, guardian: Self.isGuardian(), askSeconds: UInt32(askMinutes * 60), notifier: notifier,
             logger: logger)
@@ -54,7 +60,7 @@ struct AgentCommand: AsyncParsableCommand {
         }
         logger.info("listening to the guardian daemon", metadata: ["guardian": "\(agent.guardian)"])
         async let shown: Void = notifier.run()
-        DetachedThread.start(name: "agent") { agent.serve(bus) }
+        DetachedThread.start(name: "agent") { agent.serve(bus, wakeup: wakeup) }
         await shown
     }
 
@@ -93,8 +99,13 @@ private final class Agent: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Reads signals, and relays the buttons pressed, until the bus is lost.
-    func serve(_ bus: Bus) {
+    /// Reads signals, and relays the buttons pressed (`wakeup` says one was), until the bus is lost.
+    func serve(_ bus: Bus, wakeup: WakeupDescriptor) {
+        let descriptors: DescriptorSet
+        do { descriptors = try DescriptorSet([bus.fileDescriptor, wakeup.fileDescriptor]) } catch {
+            logger.error("cannot wait on the system bus (epoll)", metadata: ["error": "\(error)"])
+            Glibc.exit(1)
+        }
         while true {
             do {
                 try bus.processPending()
@@ -103,8 +114,7 @@ private final class Agent: @unchecked Sendable {
                 Glibc.exit(1)
             }
             relayAnswers()
-            var entry = pollfd(fd: bus.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)
-            _ = poll(&entry, 1, 250)
+            if descriptors.wait(timeoutMilliseconds: -1) & 0b10 != 0 { wakeup.drain() }
         }
     }
 

@@ -110,7 +110,7 @@ extension Daemon: BusRequestHandler {
     /// the daemon runs, the app that declared it (known by the token in the extension's environment).
     private func client(of caller: CallerProcess) throws(ScreenTimeBusError) -> BusClient {
         let user = caller.credentials.user
-        guard settings.users?.contains(user) ?? true else {
+        guard settings.users.includes(user) else {
             throw ScreenTimeBusError(.notAuthorized, "uid \(user.rawValue) is not a user this daemon limits")
         }
         if let token = caller.initialEnvironmentValue(ExtensionTokens.variable), !token.isEmpty {

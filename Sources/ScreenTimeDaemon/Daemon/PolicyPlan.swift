@@ -67,7 +67,7 @@ public struct PolicyPlan: Sendable {
         public var weekday: Policy.Weekday?
 
         /// Whether `user` lives under this limit.
-        public func applies(to user: UserID) -> Bool { users?.contains(user) ?? true }
+        public func applies(to user: UserID) -> Bool { users.includes(user) }
     }
 
     /// A downtime as status shows it.
@@ -78,13 +78,15 @@ public struct PolicyPlan: Sendable {
         public var users: Set<UserID>?
 
         /// Whether `user` lives under this downtime.
-        public func applies(to user: UserID) -> Bool { users?.contains(user) ?? true }
+        public func applies(to user: UserID) -> Bool { users.includes(user) }
     }
 
     public static let limitEvent = ActivityEventName("limit")
     public static let extraEvent = ActivityEventName("extra")
 
     public var limits: [Limit] = []
+    /// How many limits the policies hold (a limit by weekday is one): counted once here, shown at every tick.
+    public private(set) var limitCount = 0
     public var registrations: [ActivityRegistration] = []
     public var downtimes: [Downtime] = []
     /// Settings applied while each downtime's interval runs, and the users they apply to (nil: everyone).
@@ -129,6 +131,7 @@ public struct PolicyPlan: Sendable {
         let qualifier = scope.qualifier.map { "@" + $0 } ?? ""
         let allowed = Set(policy.alwaysAllowed.map(appToken))
         let midnight = CalendarPattern(hour: 0, minute: 0, second: 0)
+        limitCount += policy.limits.count
         for limit in policy.limits {
             let applications = Set(limit.applications.map(appToken))
             let categories = Set(limit.categories.map(categoryToken))
@@ -232,10 +235,10 @@ public struct PolicyPlan: Sendable {
     /// Whether a guardian's policy names `user` among those it limits.
     public func covers(_ user: UserID) -> Bool { registrations.contains { $0.users?.contains(user) ?? false } }
 
-    /// The limits `user` lives under (every user's, for nil), one per limit (a limit by weekday is one limit).
-    public func limits(of user: UserID?) -> [Limit] {
+    /// The limits `user` lives under, one per limit (a limit by weekday is one limit).
+    public func limits(of user: UserID) -> [Limit] {
         var seen: Set<String> = []
-        return limits.filter { limit in (user.map(limit.applies) ?? true) && seen.insert(limit.key).inserted }
+        return limits.filter { $0.applies(to: user) && seen.insert($0.key).inserted }
     }
 
     /// The shield mode for an app's token: terminate when a terminating limit names it, else freeze.

@@ -22,10 +22,14 @@ public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
     private let answers = Mutex<[NotificationAnswer]>([])
     /// What each shield notification on screen stands for.
     private let shields = Mutex<[NotificationID: ShieldSubject]>([:])
+    /// Called when a button was pressed, so that a waiting owner takes the answer at once.
+    private let answered: (@Sendable () -> Void)?
 
-    /// Notifies `user` (the daemon's own user) on the bus at `address` (default: the user's session bus).
-    public init(user: UserID, address: String? = nil, logger: Logger) {
+    /// Notifies `user` (the daemon's own user) on the bus at `address` (default: the user's session bus);
+    /// `answered` is called (on the notifier's thread) whenever an answer is ready to take.
+    public init(user: UserID, address: String? = nil, logger: Logger, answered: (@Sendable () -> Void)? = nil) {
         self.user = user
+        self.answered = answered
         self.address = address ?? DesktopNotifier.sessionBusAddress()
         self.logger = logger
         (requests, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
@@ -99,6 +103,7 @@ public final class SessionBusNotifier: DaemonNotifier, Service, Sendable {
             }
             let answer = NotificationAnswer(user: user, subject: subject, choice: action == .close ? .close : .extraTime)
             answers.withLock { $0.append(answer) }
+            answered?()
         case .closed(let id, _):
             shields.withLock { $0[id] = nil }
         }

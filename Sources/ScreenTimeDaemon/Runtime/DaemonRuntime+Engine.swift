@@ -57,7 +57,7 @@ extension DaemonRuntime {
     private mutating func applyDowntime(
         _ activity: DeviceActivityName, to user: UserID, at now: Now, into actions: inout [Action]
     ) {
-        guard let downtime = plan.downtimeShields[activity], downtime.users?.contains(user) ?? true else { return }
+        guard let downtime = plan.downtimeShields[activity], downtime.users.includes(user) else { return }
         setStore(downtime.store, of: user, to: downtime.shield, at: now, into: &actions)
     }
 
@@ -87,7 +87,7 @@ extension DaemonRuntime {
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.insert(activity)
                     updateDowntimeShield()
-                    for user in knownUsers where downtime.users?.contains(user) ?? true {
+                    for user in knownUsers where downtime.users.includes(user) {
                         queue += engine.handle(
                             .settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now
                         )
@@ -111,7 +111,7 @@ extension DaemonRuntime {
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.remove(activity)
                     updateDowntimeShield()
-                    for user in knownUsers where downtime.users?.contains(user) ?? true {
+                    for user in knownUsers where downtime.users.includes(user) {
                         queue += engine.handle(
                             .settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
                     }
@@ -202,7 +202,7 @@ extension DaemonRuntime {
         let users: [UserID?] =
             !settings.system
             ? [nil]
-            : user.map { [$0] } ?? knownUsers.filter { declared.users?.contains($0) ?? true }.sorted().map { $0 }
+            : user.map { [$0] } ?? knownUsers.filter(declared.users.includes).sorted().map(Optional.some)
         return users.map { user in
             .runExtension(
                 executable: declared.executable, callback: call.0, activity: declared.activity, event: call.2?.rawValue,

@@ -201,7 +201,7 @@ public struct DaemonRuntime {
         if let counted = countedSamples, !sessionsMayHaveChanged {
             samples = counted.samples
         } else {
-            samples = collected.filter { settings.users?.contains($0.user) ?? true }.map { sample in
+            samples = collected.filter { settings.users.includes($0.user) }.map { sample in
                 guard let shield = shields[sample.user] else { return sample }
                 var unshielded = sample
                 unshielded.applicationsInUse.removeAll { shield.shields($0) }

@@ -125,7 +125,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 }
                 if feedsWatchdog { _ = try? systemd.watchdog() }
                 let status = Status(
-                    limits: daemon.plan.limits(of: nil).count, downtimes: daemon.plan.downtimes.count,
+                    limits: daemon.plan.limitCount, downtimes: daemon.plan.downtimes.count,
                     shieldedUsers: daemon.shieldedUsers)
                 if status != lastStatus {
                     _ = try? systemd.status(status.text)
