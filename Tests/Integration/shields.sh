@@ -4,7 +4,7 @@
 # scope (SIGSTOP, rechecked every 100 ms), C in a plain service of the user manager (moved into a scope of its own,
 # then frozen). Asserts that the shields hold over `systemctl --user restart`, `kill -9` (Restart=always), a stop,
 # a garbage database and a SIGCONT from the user; that a SIGCONT loop gets B terminated; that the unit is ready within
-# 300 ms of exec; and that only `screentime stop --release` thaws.
+# 300 ms of exec; that only `screentime stop --release` thaws; and that a downtime holds launched apps only.
 # Needs root, a debug build (`swift build`), gcc and jq.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -104,5 +104,28 @@ as_user systemctl --user stop screentimed.service
 check "screentime stop --release succeeds with the service already stopped" as_user /home/sbuser1/.local/bin/screentime stop --release
 check "stop --release thaws game A" wait_for 3 sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over $GAME_A 0.5) -gt 10 ]"
 check "stop --release thaws game C" wait_for 3 sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over $GAME_C 0.5) -gt 10 ]"
+
+# A downtime in force holds the apps the person launched (the game, now with a desktop entry shown in menus), never
+# the desktop's own processes or a program known only by its file name (a busy helper service), nor the daemon.
+as_user mkdir -p /home/sbuser1/.local/share/applications
+as_user sh -c "printf '[Desktop Entry]\nType=Application\nName=SuperTuxKart\nExec=$WORK/supertuxkart\nCategories=Game;\n' \
+    > /home/sbuser1/.local/share/applications/supertuxkart.desktop"
+inside cp "$WORK/supertuxkart" "$WORK/session-helper"
+as_user systemd-run --user --quiet --unit=session-helper -E GAME_MODE=busy "$WORK/session-helper"
+HELPER=$(inside pgrep -u sbuser1 -x session-helper | head -1)
+as_user sh -c 'cat > /home/sbuser1/.config/screentime/policy.toml' <<POL
+[[downtime]]
+name = "now"
+start = "$(inside date -d '-1 min' +%H:%M)"
+end = "$(inside date -d '+30 min' +%H:%M)"
+POL
+as_user systemctl --user start screentimed.service
+check "under a downtime the launched game A is held" wait_for 10 held "$GAME_A"
+check "under a downtime a program known only by its file name runs on" \
+    sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over ${HELPER:-0} 0.5) -gt 10 ]"
+check "under a downtime no process of the user is stopped (state T)" \
+    sh -c "! $SANDBOX run $NAME -- ps -o stat= -u sbuser1 | grep -q '^T'"
+check "under a downtime the daemon answers" as_user /home/sbuser1/.local/bin/screentime status
+as_user /home/sbuser1/.local/bin/screentime stop --release >/dev/null 2>&1 || true
 journal -E 'limit|shield|enforce|database|ready' | tail -n 15 || true
 summary

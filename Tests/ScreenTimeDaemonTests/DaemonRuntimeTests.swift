@@ -204,14 +204,39 @@ import UsageStore
         var harness = Harness()
         harness.handle(.restarted(nil))
         try harness.load()
-        let label = (token: Self.video.application, category: Self.video.category)
-        #expect(harness.runtime.mode(for: label, app: AppID("vlc")) == .terminate(grace: Policy.defaultTerminateGrace))
+        let video = (token: Self.video.application, category: Self.video.category)
         let game = (token: Self.game.application, category: Self.game.category)
-        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .freeze)
+        _ = harness.use(Self.video, for: 12)
+        _ = harness.use(Self.game, for: 22)
+        #expect(
+            harness.runtime.mode(for: video, app: AppID("vlc"), user: Self.user)
+                == .terminate(grace: Policy.defaultTerminateGrace))
+        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game"), user: Self.user) == .freeze)
         harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .close)))
-        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .terminate(grace: .seconds(5)))
+        #expect(
+            harness.runtime.mode(for: game, app: AppID("org.example.Game"), user: Self.user)
+                == .terminate(grace: .seconds(5)))
+        // Another user's game is not closed by it.
+        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game"), user: UserID(1001)) == .freeze)
+        // Once the shield is down, the request is forgotten.
+        var actions: [DaemonRuntime.Action] = []
+        _ = harness.runtime.grantExtraTime(.seconds(10), limit: "games", to: Self.user, at: harness.now, into: &actions)
         harness.runtime.keepCloseRequests(for: [])
-        #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game")) == .freeze)
+        #expect(harness.runtime.closeRequested.isEmpty)
+    }
+
+    @Test func aTerminateLimitOfCategoriesTerminatesTheAppsOfItsCategories() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load(
+            "[[limit]]\nname = \"fun\"\ncategories = [\"entertainment\"]\ndaily = \"10s\"\nshield = \"terminate\"\n")
+        let video = (token: Self.video.application, category: Self.video.category)
+        #expect(harness.runtime.mode(for: video, app: AppID("vlc"), user: Self.user) == .freeze)
+        _ = harness.use(Self.video, for: 12)
+        #expect(harness.shielded(Self.video))
+        #expect(
+            harness.runtime.mode(for: video, app: AppID("vlc"), user: Self.user)
+                == .terminate(grace: Policy.defaultTerminateGrace))
     }
 
     @Test func downtimeFreezesAnAppOfATerminateLimit() throws {
@@ -224,7 +249,7 @@ import UsageStore
         #expect(harness.shielded(Self.video))
         #expect(!harness.shielded(Self.calculator))
         let label = (token: Self.video.application, category: Self.video.category)
-        #expect(harness.runtime.mode(for: label, app: AppID("vlc")) == .freeze)
+        #expect(harness.runtime.mode(for: label, app: AppID("vlc"), user: Self.user) == .freeze)
     }
 
     @Test func aDowntimeInProgressIsInForceAgainAfterARestart() throws {
@@ -241,7 +266,7 @@ import UsageStore
         try second.load(text)
         let label = (token: Self.video.application, category: Self.video.category)
         #expect(second.shielded(Self.video))
-        #expect(second.runtime.mode(for: label, app: AppID("vlc")) == .freeze)
+        #expect(second.runtime.mode(for: label, app: AppID("vlc"), user: Self.user) == .freeze)
     }
 
     @Test func extraTimeFromTheShieldLiftsItOnceAndIsRecorded() throws {
@@ -253,12 +278,46 @@ import UsageStore
         #expect(!harness.shielded(Self.game))
         let batch = try #require(Self.writes([harness.runtime.flush(at: harness.now)]).first)
         #expect(batch.grants.map(\.seconds) == [900])
+        // Pressed again while the extra time runs: its shield is down, nothing more is given.
         let refused = harness.handle(
             .answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
         #expect(
             refused.contains {
+                if case .log(.notice, "extra time refused: the limit is not reached", _) = $0 { true } else { false }
+            })
+        #expect(Self.writes([harness.runtime.flush(at: harness.now)]).flatMap(\.grants).isEmpty)
+    }
+
+    @Test func extraTimeTakenFromTheShieldIsNotGivenBackByARestart() throws {
+        let text = Self.policyText.replacingOccurrences(of: "extra = \"15m\"", with: "extra = \"10s\"")
+        var first = Harness()
+        first.handle(.restarted(nil))
+        try first.load(text)
+        let answer = NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)
+        // Not offered before the limit is reached.
+        let early = first.handle(.answered(answer))
+        #expect(
+            early.contains {
+                if case .log(.notice, "extra time refused: the limit is not reached", _) = $0 { true } else { false }
+            })
+        _ = first.use(Self.game, for: 22)
+        first.handle(.answered(answer))
+        #expect(!first.shielded(Self.game))
+        _ = first.use(Self.game, for: 12)
+        #expect(first.shielded(Self.game))
+        let snapshot = try Self.snapshot(of: [first.runtime.flush(at: first.now)])
+        var second = Harness()
+        second.monotonic = first.monotonic + 3_000_000_000
+        second.wall = first.wall + 3_000_000_000
+        second.handle(.restarted(snapshot))
+        try second.load(text)
+        let refused = second.handle(.answered(answer))
+        #expect(
+            refused.contains {
                 if case .log(.notice, "extra time refused: none left today", _) = $0 { true } else { false }
             })
+        _ = second.use(Self.game, for: 2)
+        #expect(second.shielded(Self.game))
     }
 
     @Test func extraTimeAskedForLiftsOnlyAReachedLimitForThatTimeAndIsRecorded() throws {

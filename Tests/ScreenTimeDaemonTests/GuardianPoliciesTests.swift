@@ -100,6 +100,21 @@ import Testing
         #expect(plan.limit(for: DeviceActivityName("extra.games@alice.1001.5"))?.key == "games@alice")
     }
 
+    @Test func extraTimeFindsItsLimitWhenOneUsersNameBeginsWithAnothersAndADot() throws {
+        let plan = PolicyPlan(
+            scopes: [
+                PolicyPlan.Scope(
+                    policy: try Self.games("20s", role: .guardianUser), users: [UserID(1001)], qualifier: "ana"),
+                PolicyPlan.Scope(
+                    policy: try Self.games("40s", role: .guardianUser), users: [UserID(1002)], qualifier: "ana.zed"),
+            ],
+            appToken: { DaemonRuntimeTests.token($0.rawValue) }, categoryToken: { DaemonRuntimeTests.category($0) })
+        #expect(plan.limit(for: DeviceActivityName("extra.games@ana.zed.1002.5"))?.key == "games@ana.zed")
+        #expect(plan.limit(for: DeviceActivityName("extra.games@ana.zed.1002.shield.6"))?.key == "games@ana.zed")
+        #expect(plan.limit(for: DeviceActivityName("extra.games@ana.1001.7"))?.key == "games@ana")
+        #expect(plan.limit(for: DeviceActivityName("extra.games@bob.1003.7")) == nil)
+    }
+
     @Test func eachUserIsShieldedAtTheirOwnPolicysLimit() throws {
         var harness = DaemonRuntimeTests.Harness()
         harness.handle(.restarted(nil))

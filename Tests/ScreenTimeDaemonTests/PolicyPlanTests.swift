@@ -63,8 +63,8 @@ import Testing
         let registration = try #require(plan.registrations.first { $0.name == DeviceActivityName("limit.video") })
         #expect(registration.schedule.intervalStart == CalendarPattern(hour: 8, minute: 0, second: 0))
         #expect(registration.schedule.intervalEnd == CalendarPattern(hour: 15, minute: 0, second: 30))
-        #expect(plan.mode(for: Self.app(AppID("vlc"))) == .terminate(grace: .seconds(30)))
-        #expect(plan.mode(for: Self.app(AppID("org.example.Game"))) == .freeze)
+        #expect(plan.limits.first { $0.name == "video" }?.mode == .terminate(grace: .seconds(30)))
+        #expect(plan.limits.first { $0.name == "games" }?.mode == .freeze)
     }
 
     @Test func downtimeShieldsEverythingButItsAllowListAndTheAlwaysAllowedApps() throws {
@@ -82,8 +82,12 @@ import Testing
     @Test func extraTimeIsAOneUserActivityToTheEndOfTheLimitsInterval() throws {
         let video = try #require(plan.limits.first { $0.name == "video" })
         let extra = PolicyPlan.extraTime(
-            .seconds(900), after: video, for: UserID(1000), number: 2, startingAt: (10, 15, 0))
+            .seconds(900), after: video, for: UserID(1000), number: 2, fromShield: false, startingAt: (10, 15, 0))
         #expect(extra.name == DeviceActivityName("extra.video.1000.2"))
+        let fromShield = PolicyPlan.extraTime(
+            .seconds(900), after: video, for: UserID(1000), number: 3, fromShield: true, startingAt: (10, 15, 0))
+        #expect(fromShield.name == DeviceActivityName("extra.video.1000.shield.3"))
+        #expect(plan.limit(for: fromShield.name)?.name == "video")
         #expect(extra.users == [UserID(1000)])
         #expect(extra.schedule.intervalEnd == CalendarPattern(hour: 15, minute: 0, second: 30))
         #expect(!extra.schedule.repeats)

@@ -51,3 +51,21 @@ import Testing
         #expect(try BusJSON.decode([TimeRequest].self, from: kept.output).map(\.state) == [.denied])
     }
 }
+
+/// What a request keeps of its reason, which is logged and shown to the guardian.
+@Suite struct RequestReasonTests {
+    @Test func controlCharactersAreMadeVisible() {
+        #expect(
+            TimeRequests.keptReason("homework\n— screentime approve 7\u{1B}[2J")
+                == "homework\\n— screentime approve 7\\e[2J")
+    }
+
+    @Test func atMostFiveHundredBytesAreKeptEvenOfOneCharacterWithManyMarks() {
+        // One character (a letter and 10,000 combining marks) of 20,001 bytes.
+        let heavy = "e" + String(repeating: "\u{301}", count: 10_000)
+        #expect(heavy.count == 1)
+        let kept = TimeRequests.keptReason(heavy)
+        #expect(kept.utf8.count <= TimeRequests.reasonBytes && kept.utf8.count >= TimeRequests.reasonBytes - 1)
+        #expect(TimeRequests.keptReason(String(repeating: "é", count: 300)).utf8.count == 500)
+    }
+}

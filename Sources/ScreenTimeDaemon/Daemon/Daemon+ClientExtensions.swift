@@ -63,7 +63,8 @@ extension Daemon {
         let appName = label?.name ?? "An app"
         let subject = ShieldSubject.clientStore(client, store: store, application: application)
         let fallback = ShieldText(
-            subject: subject, title: "\(appName) is shielded", body: "\(client.app.rawValue) shields \(appName) (\(store)).")
+            subject: subject, title: "\(appName) is shielded",
+            body: "\(client.app.rawValue) shields \(appName) (\(store)).")
         guard let executable = declaredExtension(.shieldConfiguration, of: client) else {
             clientShieldTexts.append((client.user, fallback))
             return
@@ -74,7 +75,8 @@ extension Daemon {
         }
         let texts = clientShieldTexts
         let logger = logger
-        runClientExtension(of: client, executable, arguments: arguments, label: "shieldConfiguration") { outcome, answer in
+        runClientExtension(of: client, executable, arguments: arguments, label: "shieldConfiguration") {
+            outcome, answer in
             var text = fallback
             if outcome.succeeded, let configuration = try? BusJSON.decode(ShieldText.Configuration.self, from: answer) {
                 text = ShieldText(configuration, fallback: fallback)
@@ -99,9 +101,12 @@ extension Daemon {
     /// Answers a button of the shield `client`'s store puts over `application`: through the client's shield-action
     /// extension, or, when it declares none, as the system's shield does (the primary button closes the app, the
     /// secondary does nothing). An extension that fails or prints no response leaves the shield as it is.
-    func answerClientShield(_ action: ShieldAction, of client: BusClient, store: String, over application: ApplicationToken) {
+    func answerClientShield(
+        _ action: ShieldAction, of client: BusClient, store: String, over application: ApplicationToken
+    ) {
         let answered: @Sendable (ShieldActionResponse) -> ClientShieldResponse = { response in
-            ClientShieldResponse(client: client, store: store, application: application, action: action, response: response)
+            ClientShieldResponse(
+                client: client, store: store, application: application, action: action, response: response)
         }
         guard let executable = declaredExtension(.shieldAction, of: client) else {
             clientShieldResponses.append(answered(action == .primaryButtonPressed ? .close : .none))
@@ -128,11 +133,12 @@ extension Daemon {
                 "client": "\(answer.client)", "store": "\(answer.store)", "action": "\(answer.action)",
                 "response": "\(answer.response)",
             ]
-            let shielded = clients.stores[answer.client]?[answer.store]?.applications?.contains(answer.application) ?? false
+            let shielded =
+                clients.stores[answer.client]?[answer.store]?.applications?.contains(answer.application) ?? false
             switch answer.response {
             case .close:
                 let app = collector.catalog(for: answer.client.user).label(forToken: answer.application)?.id
-                if let app, shielded { runtime.requestClose([app]) }
+                if let app, shielded { runtime.requestClose(.app(app, of: answer.client.user)) }
                 logger.notice("the shield's app is closed, as its action extension answered", metadata: metadata)
             case .defer:
                 if shielded { showClientShield(of: answer.client, over: answer.application, store: answer.store) }

@@ -1,4 +1,5 @@
 import Enforcement
+import Glibc
 import LinuxActivity
 import Logging
 import ScreenTimeEngine
@@ -9,7 +10,9 @@ extension Daemon {
     func enforce(at now: Now) {
         guard !runtime.shields.isEmpty || !enforcer.isIdle else { return }
         let table = collector.table
-        if enforcementInputs?.tableChanges != table.changeCount || enforcementInputs?.shieldRevision != runtime.shieldRevision {
+        if enforcementInputs?.tableChanges != table.changeCount
+            || enforcementInputs?.shieldRevision != runtime.shieldRevision
+        {
             var desired: [AppID: ShieldMode] = [:]
             var observed: [AppID: [ObservedProcess]] = [:]
             for (user, shield) in runtime.shields {
@@ -18,10 +21,18 @@ extension Daemon {
                 // App by app (a few dozen), not process by process: only a shielded app's processes are looked at.
                 for (app, pids) in table.processIDsByApp {
                     let label = catalog.label(for: app)
-                    guard shield.shields(application: label.token, category: label.categoryToken) else { continue }
+                    let named = shield.applications.contains(label.token)
+                    guard named || shield.applicationCategories.shields(label.token, in: label.categoryToken) else {
+                        continue
+                    }
                     for pid in pids {
-                        guard let entry = table.entries[pid], entry.user == user else { continue }
-                        desired[app] = runtime.mode(for: (label.token, label.categoryToken), app: app)
+                        guard let entry = table.entries[pid], entry.user == user, pid != Self.ownProcess,
+                            named || Self.isLaunchedApp(entry.app, label: label, catalog: catalog)
+                        else { continue }
+                        // Users who share an app and whose policies disagree on its mode get it frozen: no one's
+                        // app is ended by another's policy.
+                        let mode = runtime.mode(for: (label.token, label.categoryToken), app: app, user: user)
+                        desired[app] = desired[app].map { $0 == mode ? mode : .freeze } ?? mode
                         let path = entry.controlGroup?.path
                         // The daemon's own unit is never rearranged.
                         let movable = path.map { !$0.contains("/screentimed.service") } ?? false
@@ -49,6 +60,20 @@ extension Daemon {
         report(enforcer.apply(desired: desired, observed: observed, at: ContinuousClock.now))
     }
 
+    /// Whether a shield that covers categories (a downtime, a limit of categories or of all use) holds a process of
+    /// the app `label`: an app the person launched — a desktop entry shown in menus, a flatpak, an app's own unit
+    /// (`app-….scope`) — but not a program known only by its file name or by an entry hidden from menus, which is
+    /// what the desktop's own processes are (X server, compositor, shell, D-Bus, audio, the service manager, this
+    /// daemon and its agent). A shield that names an app holds it however it is known.
+    static func isLaunchedApp(_ app: ResolvedApp?, label: AppLabel, catalog: AppCatalog) -> Bool {
+        if let source = app?.source, source == .unit || source == .flatpak { return true }
+        guard let id = label.desktopEntryID, let entry = catalog.desktopEntries.entries[id] else { return false }
+        return !entry.noDisplay
+    }
+
+    /// This process: never held, whatever its policy says.
+    static let ownProcess = ProcessID(getpid())
+
     /// Whether `path` is a scope the guardian daemon had the system manager make for a shielded process of `user`
     /// (`/user.slice/user-UID.slice/app-screentime-….scope`): root's, so the user can neither thaw it nor move a
     /// process out of it.
@@ -75,7 +100,9 @@ extension Daemon {
         for (app, process) in outcome.escalated {
             logger.notice(
                 "shield escalated: an app resumed again and again is terminated",
-                metadata: ["app": "\(app)", "process": "\(process)"].merging(JournalMessage.shieldEscalated.metadata) { $1 })
+                metadata: ["app": "\(app)", "process": "\(process)"].merging(JournalMessage.shieldEscalated.metadata) {
+                    $1
+                })
             let user = collector.table.entries[process.pid]?.user ?? settings.users?.first
             if let user {
                 perform([
@@ -89,7 +116,9 @@ extension Daemon {
 
     private func report(_ report: EnforcementReport) {
         for failure in report.failures {
-            logger.error("enforcement failed; retrying next tick", metadata: ["action": "\(failure.action)", "error": "\(failure.error)"])
+            logger.error(
+                "enforcement failed; retrying next tick",
+                metadata: ["action": "\(failure.action)", "error": "\(failure.error)"])
         }
         if let error = report.stateFileError {
             logger.error("could not write the enforcement state file", metadata: ["error": "\(error)"])

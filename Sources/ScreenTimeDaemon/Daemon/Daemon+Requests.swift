@@ -25,7 +25,7 @@ extension Daemon {
         guard seconds > 0, seconds <= 24 * 3600 else {
             throw ScreenTimeBusError(.invalidArgument, "the time asked for must be more than 0 and at most 24 hours")
         }
-        let reason = String(reason.prefix(500))
+        let reason = TimeRequests.keptReason(reason)
         requests.forget(before: Self.startOfDay(at: now))
         guard
             let request = requests.file(

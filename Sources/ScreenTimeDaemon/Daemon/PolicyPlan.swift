@@ -92,8 +92,6 @@ public struct PolicyPlan: Sendable {
     /// Settings applied while each downtime's interval runs, and the users they apply to (nil: everyone).
     public var downtimeShields:
         [DeviceActivityName: (store: SettingsStoreName, shield: ShieldSettings, users: Set<UserID>?)] = [:]
-    /// The shield mode of each app token under each limit; downtime always freezes.
-    public var terminateGrace: [ApplicationToken: Duration] = [:]
     /// The monitor extension each activity names, run for each of its callbacks.
     public var extensions: [DeviceActivityName: PolicyExtension] = [:]
 
@@ -180,9 +178,6 @@ public struct PolicyPlan: Sendable {
                     PolicyExtension(executable: $0, activity: "limit.\(limit.name)", users: scope.users)
                 }
             }
-            if case .terminate(let grace) = mode {
-                for token in applications { terminateGrace[token] = grace }
-            }
         }
         for downtime in policy.downtimes {
             let exceptions = allowed.union(downtime.allowed.map(appToken))
@@ -226,8 +221,14 @@ public struct PolicyPlan: Sendable {
         guard parts.count == 2 else { return nil }
         if parts[0] == "limit" { return limits.first { $0.activity == activity } }
         if parts[0] == "extra" {
-            let rest = parts[1]
-            return limits.first { rest.hasPrefix($0.key + ".") }
+            // extra.KEY.UID[.shield].NUMBER; a key names a user (`games@ana.zed`), who may have dots in their name.
+            var rest = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+            guard rest.count >= 3 else { return nil }
+            rest.removeLast()
+            if rest.last == "shield" { rest.removeLast() }
+            rest.removeLast()
+            let key = rest.joined(separator: ".")
+            return limits.first { $0.key == key }
         }
         return nil
     }
@@ -241,24 +242,28 @@ public struct PolicyPlan: Sendable {
         return limits.filter { $0.applies(to: user) && seen.insert($0.key).inserted }
     }
 
-    /// The shield mode for an app's token: terminate when a terminating limit names it, else freeze.
-    public func mode(for token: ApplicationToken) -> ShieldMode {
-        terminateGrace[token].map { .terminate(grace: $0) } ?? .freeze
-    }
-
-    /// The registration of extra time for a user after a limit: from now to the end of the limit's interval.
+    /// The registration of extra time for a user after a limit: from now to the end of the limit's interval. The
+    /// engine keeps it, in its snapshot too, until that interval ends: the grants of the interval are its live
+    /// `extra.` activities, and those taken from the shield are named with `fromShieldPrefix`.
     public static func extraTime(
-        _ extra: Duration, after limit: Limit, for user: UserID, number: Int,
+        _ extra: Duration, after limit: Limit, for user: UserID, number: Int, fromShield: Bool,
         startingAt local: (hour: Int, minute: Int, second: Int)
     ) -> ActivityRegistration {
         var event = limit.event
         event.threshold = extra
         event.includesPastActivity = false
+        let prefix = fromShield ? fromShieldPrefix(of: limit, for: user) : "extra.\(limit.key).\(user.rawValue)."
         return ActivityRegistration(
-            name: DeviceActivityName("extra.\(limit.key).\(user.rawValue).\(number)"),
+            name: DeviceActivityName("\(prefix)\(number)"),
             schedule: ActivitySchedule(
                 intervalStart: CalendarPattern(hour: local.hour, minute: local.minute, second: local.second),
                 intervalEnd: limit.intervalEnd, repeats: false),
             events: [extraEvent: event], users: [user])
+    }
+
+    /// What the names of the extra time `user` took from `limit`'s shield begin with: those the shield's
+    /// `extra_times_per_day` counts.
+    public static func fromShieldPrefix(of limit: Limit, for user: UserID) -> String {
+        "extra.\(limit.key).\(user.rawValue).shield."
     }
 }

@@ -19,6 +19,21 @@ struct TimeRequests {
 
     /// The most requests one user may have waiting.
     static let pendingPerUser = 10
+    /// The most bytes of UTF-8 a request keeps of its reason.
+    static let reasonBytes = 500
+
+    /// What a request keeps of the reason its user gave: control characters made visible (it is logged, shown in
+    /// the guardian's terminal and notifications) and at most `reasonBytes` bytes, cut between characters.
+    static func keptReason(_ reason: String) -> String {
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in reason.escapingControlCharacters().unicodeScalars {
+            bytes += UTF8.width(scalar)
+            guard bytes <= reasonBytes else { break }
+            kept.append(scalar)
+        }
+        return String(kept)
+    }
 
     /// Reads the file at `path` (none, or unreadable: no requests).
     init(path: String) {

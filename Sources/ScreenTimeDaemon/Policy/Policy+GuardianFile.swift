@@ -33,6 +33,10 @@ extension Policy {
         }
     }
 
-    /// Whether a guardian's default policy may cover the user `uid`: a regular user, uid 1000 and above but `nobody`.
-    public static func isRegularUser(_ uid: UInt32) -> Bool { uid >= 1000 && uid < 65534 }
+    /// Whether a guardian's default policy may cover the user `uid`: a regular user, uid 1000 and above, but not
+    /// systemd's dynamic service users (61184–65519), `nobody` (65534) and the invalid uids (65535, 2³²−1). Accounts
+    /// from a directory (LDAP, SSSD) often have uids far above 65535.
+    public static func isRegularUser(_ uid: UInt32) -> Bool {
+        uid >= 1000 && !(61184...65535).contains(uid) && uid != UInt32.max
+    }
 }

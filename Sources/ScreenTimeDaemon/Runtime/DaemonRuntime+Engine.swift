@@ -40,7 +40,6 @@ extension DaemonRuntime {
         }
         // Downtimes in progress (also those restored from a snapshot) hold their stores.
         activeDowntimes = Set(plan.downtimeShields.keys.filter { engine.currentInterval(of: $0) != nil })
-        updateDowntimeShield()
         for activity in activeDowntimes {
             for user in knownUsers { applyDowntime(activity, to: user, at: now, into: &actions) }
         }
@@ -70,10 +69,6 @@ extension DaemonRuntime {
             into: &actions)
     }
 
-    private mutating func updateDowntimeShield() {
-        downtimeShield = EffectiveShield(union: activeDowntimes.compactMap { plan.downtimeShields[$0]?.shield })
-    }
-
     // MARK: - Engine actions
 
     mutating func run(_ engineActions: [ActivityEngine.Action], at now: Now, into actions: inout [Action]) {
@@ -86,7 +81,6 @@ extension DaemonRuntime {
             case .intervalDidStart(let activity):
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.insert(activity)
-                    updateDowntimeShield()
                     for user in knownUsers where downtime.users.includes(user) {
                         queue += engine.handle(
                             .settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now
@@ -97,7 +91,6 @@ extension DaemonRuntime {
                             .notice, "downtime started",
                             ["activity": "\(activity)"].merging(JournalMessage.downtimeStarted.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
-                    grantsToday = grantsToday.filter { !$0.key.hasPrefix(limit.key + "/") }
                     for user in knownUsers where limit.applies(to: user) {
                         queue += engine.handle(
                             .settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
@@ -110,7 +103,6 @@ extension DaemonRuntime {
             case .intervalDidEnd(let activity):
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.remove(activity)
-                    updateDowntimeShield()
                     for user in knownUsers where downtime.users.includes(user) {
                         queue += engine.handle(
                             .settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
@@ -152,7 +144,7 @@ extension DaemonRuntime {
                 queue += engine.handle(
                     .settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
                 let extra = limit.shieldText.extraTime.flatMap { extra -> String? in
-                    (grantsToday["\(limit.key)/\(user.rawValue)"] ?? 0) < limit.shieldText.extraTimesPerDay
+                    shieldGrants(of: limit, for: user) < limit.shieldText.extraTimesPerDay
                         ? "\(Self.describe(extra)) more" : nil
                 }
                 let title = "Time limit reached: \(limit.name)"
@@ -218,18 +210,31 @@ extension DaemonRuntime {
         else { return }
         switch answer.choice {
         case .close:
-            requestClose(limit.applications)
+            requestClose(.limit(limit.store, of: answer.user))
             actions.append(.log(.notice, "close requested from the shield", ["limit": "\(limit.name)"]))
         case .extraTime:
-            let key = "\(limit.key)/\(answer.user.rawValue)"
-            let granted = grantsToday[key] ?? 0
-            guard let extra = limit.shieldText.extraTime, granted < limit.shieldText.extraTimesPerDay else {
+            guard engine.settings(of: limit.store, for: answer.user) != nil else {
+                actions.append(
+                    .log(.notice, "extra time refused: the limit is not reached", ["limit": "\(limit.name)"]))
+                return
+            }
+            guard let extra = limit.shieldText.extraTime,
+                shieldGrants(of: limit, for: answer.user) < limit.shieldText.extraTimesPerDay
+            else {
                 actions.append(.log(.notice, "extra time refused: none left today", ["limit": "\(limit.name)"]))
                 return
             }
-            grantsToday[key] = granted + 1
-            grant(extra, after: limit, to: answer.user, reason: "asked from the shield", at: now, into: &actions)
+            grant(
+                extra, after: limit, to: answer.user, reason: "asked from the shield", fromShield: true, at: now,
+                into: &actions)
         }
+    }
+
+    /// How many times `user` took `limit`'s extra time from its shield in the limit's current interval: the engine's
+    /// live registrations of it, so that a restart or a reboot gives none back.
+    func shieldGrants(of limit: PolicyPlan.Limit, for user: UserID) -> Int {
+        let prefix = PolicyPlan.fromShieldPrefix(of: limit, for: user)
+        return engine.activities.count { $0.rawValue.hasPrefix(prefix) }
     }
 
     /// `screentime extra`: `extra` more time today for `user` on the limit named `name`, or, without a name, on
@@ -249,20 +254,20 @@ extension DaemonRuntime {
             return .failure(.notReached(name))
         }
         for limit in reached {
-            grant(extra, after: limit, to: user, reason: "screentime extra", at: now, into: &actions)
+            grant(extra, after: limit, to: user, reason: "screentime extra", fromShield: false, at: now, into: &actions)
         }
         return .success(reached.map(\.name))
     }
 
     /// Lifts `limit`'s shield for `user` until they have used `extra` more of its apps today, and records the grant.
     private mutating func grant(
-        _ extra: Duration, after limit: PolicyPlan.Limit, to user: UserID, reason: String, at now: Now,
-        into actions: inout [Action]
+        _ extra: Duration, after limit: PolicyPlan.Limit, to user: UserID, reason: String, fromShield: Bool,
+        at now: Now, into actions: inout [Action]
     ) {
         // Named by the time of the grant: unique within the day, also across restarts that restore earlier grants.
         let local = Calendar.current.dateComponents(in: now.timeZone ?? TimeZone.current, from: now.date)
         let registration = PolicyPlan.extraTime(
-            extra, after: limit, for: user, number: Int(now.date.timeIntervalSince1970 * 1000),
+            extra, after: limit, for: user, number: Int(now.date.timeIntervalSince1970 * 1000), fromShield: fromShield,
             startingAt: (local.hour ?? 0, local.minute ?? 0, local.second ?? 0))
         run(engine.handle(.startMonitoring(registration), at: now), at: now, into: &actions)
         setStore(limit.store, of: user, to: nil, at: now, into: &actions)

@@ -70,9 +70,16 @@ public struct DaemonRuntime {
     public private(set) var shields: [UserID: EffectiveShield] = [:] {
         didSet { shieldRevision &+= 1 }
     }
-    /// Apps a person asked to close from a shield: terminated rather than frozen.
-    public private(set) var closeRequested: Set<AppID> = [] {
+    /// What a person asked to close from a shield: terminated rather than frozen while its shield is up.
+    public private(set) var closeRequested: Set<CloseRequest> = [] {
         didSet { shieldRevision &+= 1 }
+    }
+
+    /// A close asked from a shield: of one app (a client's shield action), or of every app a limit's shield covers
+    /// (the policy's shield, which may name categories rather than apps).
+    public enum CloseRequest: Hashable, Sendable {
+        case app(AppID, of: UserID)
+        case limit(SettingsStoreName, of: UserID)
     }
     /// Changes whenever what enforcement follows (shields, modes, close requests) may have changed.
     public private(set) var shieldRevision: UInt64 = 0
@@ -81,9 +88,6 @@ public struct DaemonRuntime {
 
     var knownUsers: Set<UserID> = []
     var activeDowntimes: Set<DeviceActivityName> = []
-    /// The union of the downtimes in force: apps it shields are frozen whatever their limit's mode.
-    var downtimeShield = EffectiveShield()
-    var grantsToday: [String: Int] = [:]
     private var liveSessions: [SessionID: UserID] = [:]
     private var countedSamples: (revision: UInt64, samples: [UsageSample])?
     private var tracker = UsageTracker()
@@ -134,17 +138,38 @@ public struct DaemonRuntime {
         return actions
     }
 
-    /// How a shielded app of `user` is kept from running: frozen under a downtime, else as its limit says (a close
-    /// requested from the shield terminates).
-    public func mode(for label: (token: ApplicationToken, category: ActivityCategoryToken), app: AppID) -> ShieldMode {
-        if closeRequested.contains(app) { return .terminate(grace: .seconds(5)) }
-        if downtimeShield.shields(application: label.token, category: label.category) { return .freeze }
-        return plan.mode(for: label.token)
+    /// How a shielded app of `user` is kept from running: terminated soon when a close was asked from its shield,
+    /// frozen under one of the user's downtimes, terminated when one of the user's limits whose shield is up says so
+    /// (whether it names the app, its category or all use), else frozen.
+    public func mode(
+        for label: (token: ApplicationToken, category: ActivityCategoryToken), app: AppID, user: UserID
+    ) -> ShieldMode {
+        let limitsUp = plan.limits(of: user).filter {
+            engine.settings(of: $0.store, for: user) != nil
+                && EffectiveShield(union: [$0.shield]).shields(application: label.token, category: label.category)
+        }
+        if closeRequested.contains(.app(app, of: user))
+            || limitsUp.contains(where: { closeRequested.contains(.limit($0.store, of: user)) })
+        {
+            return .terminate(grace: .seconds(5))
+        }
+        let inDowntime = activeDowntimes.contains { activity in
+            guard let downtime = plan.downtimeShields[activity], downtime.users.includes(user) else { return false }
+            return EffectiveShield(union: [downtime.shield]).shields(application: label.token, category: label.category)
+        }
+        if inDowntime { return .freeze }
+        return limitsUp.lazy.map(\.mode).first { $0 != .freeze } ?? .freeze
     }
 
-    /// Forgets close requests for apps no longer shielded.
+    /// Forgets the close requests of apps no longer shielded (`apps`) and of limits whose shield is down.
     public mutating func keepCloseRequests(for apps: Set<AppID>) {
-        if closeRequested.contains(where: { !apps.contains($0) }) { closeRequested.formIntersection(apps) }
+        let kept = closeRequested.filter { request in
+            switch request {
+            case .app(let app, _): apps.contains(app)
+            case .limit(let store, let user): engine.settings(of: store, for: user) != nil
+            }
+        }
+        if kept != closeRequested { closeRequested = kept }
     }
 
     mutating func setPlan(_ newPlan: PolicyPlan) {
@@ -158,7 +183,7 @@ public struct DaemonRuntime {
         countedSamples = nil
     }
 
-    mutating func requestClose(_ apps: [AppID]) { closeRequested.formUnion(apps) }
+    mutating func requestClose(_ request: CloseRequest) { closeRequested.insert(request) }
 
     /// The engine asked for its snapshot to be saved: the next tick flushes, with it.
     mutating func requestSnapshot() {
