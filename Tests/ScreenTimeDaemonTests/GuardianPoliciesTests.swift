@@ -166,6 +166,7 @@ import Testing
         var settings = DaemonSettings.defaults(system: true)
         settings.policyPath = folder + "/default.toml"
         settings.userPoliciesFolder = users
+        settings.databasePath = folder + "/state/usage.sqlite"
         var sources = PolicySources(settings: settings)
         let first = sources.read()
         #expect(first.error == nil)
@@ -184,8 +185,20 @@ import Testing
         #expect(untrusted.error?.problems.contains { $0.message.contains("belongs to uid 1000, not root") } == true)
         #expect(untrusted.scopes?.first?.policy.limits.first?.daily == .seconds(20))
 
+        chown(folder + "/default.toml", 0, 0)
+        #expect(sources.read().error?.problems.map(\.file) == [users + "/root.toml"])
+        // A restart while root.toml is refused enforces its last good text, kept beside the ledger.
+        var restarted = PolicySources(settings: settings)
+        let afterRestart = restarted.read()
+        #expect(afterRestart.error?.problems.map(\.file) == [users + "/root.toml"])
+        #expect(afterRestart.restoredCopies == [folder + "/state/last-good-policies/user.root.toml"])
+        #expect(afterRestart.scopes?.map(\.qualifier) == [nil, "root"])
+        #expect(afterRestart.scopes?.last?.policy.limits.first?.daily == .seconds(3600))
+
         unlink(users + "/root.toml")
         #expect(sources.read().scopes?.map(\.qualifier) == [nil])
+        // Its copy goes with it: a later start doesn't bring the removed file's limits back.
+        #expect(!FileManager.default.fileExists(atPath: folder + "/state/last-good-policies/user.root.toml"))
     }
 }
 

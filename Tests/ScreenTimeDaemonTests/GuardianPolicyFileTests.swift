@@ -21,7 +21,8 @@ import Testing
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + "/default.toml"
-        try Data("[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"1h\"\n".utf8).write(to: URL(fileURLWithPath: file))
+        try Data("[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"1h\"\n".utf8).write(
+            to: URL(fileURLWithPath: file))
         chmod(file, 0o644)
         if getuid() != 0 {
             #expect(Policy.guardianFileProblem(at: file)?.contains("belongs to uid \(getuid()), not root") == true)
@@ -31,11 +32,16 @@ import Testing
         #expect(try Policy.load(from: file, role: .guardianDefault).limits.count == 1)
 
         chmod(file, 0o666)
-        #expect(Policy.guardianFileProblem(at: file)?.hasPrefix("the file is writable by its group or by everyone (mode 666)") == true)
+        #expect(
+            Policy.guardianFileProblem(at: file)?.hasPrefix(
+                "the file is writable by its group or by everyone (mode 666)") == true)
         chmod(file, 0o644)
         chown(file, 1000, 1000)
         let refused = Policy.guardianFileProblem(at: file)
-        #expect(refused == "the file belongs to uid 1000, not root, so that user can change the limits; fix: chown root:root \(file) && chmod 644 \(file)")
+        #expect(
+            refused
+                == "the file belongs to uid 1000, not root, so that user can change the limits; fix: chown root:root \(file) && chmod 644 \(file)"
+        )
         #expect(throws: PolicyError.self) { try Policy.load(from: file, role: .guardianDefault) }
         chown(file, 0, 0)
         // A folder the child can write lets them swap the file: refused too, also through a symbolic link.
@@ -54,6 +60,10 @@ import Testing
         unlink(link)
         symlink(elsewhere, link)
         #expect(Policy.guardianFileProblem(at: link)?.hasPrefix("the folder \(writable) is writable") == true)
+        // A link to root's own file, in a folder the child can write (they could point it anywhere): refused.
+        let linkInWritable = writable + "/kid.toml"
+        symlink(file, linkInWritable)
+        #expect(Policy.guardianFileProblem(at: linkInWritable)?.hasPrefix("the folder \(writable) is writable") == true)
     }
 }
 
@@ -64,8 +74,12 @@ import Testing
         let user = ScreenTimeModel.UserID(1001)
         #expect(Daemon.isGuardianScope("/user.slice/user-1001.slice/app-screentime-supertuxkart-42.scope", of: user))
         // The user's own app scope: they can write its cgroup.freeze.
-        #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/user@1001.service/app.slice/app-screentime-x-1.scope", of: user))
-        #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/user@1001.service/app.slice/app-gnome-game-1.scope", of: user))
+        #expect(
+            !Daemon.isGuardianScope(
+                "/user.slice/user-1001.slice/user@1001.service/app.slice/app-screentime-x-1.scope", of: user))
+        #expect(
+            !Daemon.isGuardianScope(
+                "/user.slice/user-1001.slice/user@1001.service/app.slice/app-gnome-game-1.scope", of: user))
         // Another user's, and a name that only looks like one.
         #expect(!Daemon.isGuardianScope("/user.slice/user-1002.slice/app-screentime-supertuxkart-42.scope", of: user))
         #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/session-3.scope", of: user))

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import ScreenTimeDaemon
@@ -19,7 +20,8 @@ import Testing
     @Test func aTwentyThousandDeepArrayInAFileIsRefused() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path + "/policy.toml"
-        let text = "always_allowed = []\na = " + String(repeating: "[", count: Self.depth) + "\n[shield]\nextra = \"1x\"\n"
+        let text =
+            "always_allowed = []\na = " + String(repeating: "[", count: Self.depth) + "\n[shield]\nextra = \"1x\"\n"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: PolicyError.self) { try Policy.load(from: path) }
         #expect(
@@ -27,6 +29,22 @@ import Testing
                 "\(path):2:69: " + Self.nestingMessage,
                 "\(path):4:9: bad duration \"1x\"; write hours, minutes and seconds like \"1h30m\", \"45s\", \"2h\"",
             ])
+    }
+
+    @Test func aFIFOInThePolicysPlaceIsRefusedWithoutWaitingForAWriter() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/policy.toml"
+        try #require(mkfifo(path, 0o600) == 0)
+        let diagnosis = Policy.diagnose(fileAt: path)
+        #expect(throws: PolicyError.self) { try diagnosis.get() }
+        #expect("\(diagnosis.result)".contains("not a regular file"))
+    }
+
+    @Test func aFileOverOneMebibyteIsRefused() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/policy.toml"
+        try Data(repeating: UInt8(ascii: "#"), count: Policy.maximumFileBytes + 1).write(to: URL(fileURLWithPath: path))
+        #expect("\(Policy.diagnose(fileAt: path).result)".contains("over 1 MiB"))
     }
 
     @Test func aFileThatIsNotUTF8IsRefusedAtItsFirstBadByte() throws {
@@ -76,7 +94,8 @@ import Testing
     }
 
     /// Bytes that mean something in TOML, so random texts reach deep into the reader.
-    static let alphabet = Array("[]{}=,.\"'#\\\n\r\t :-+_0123456789abcdefxobtruelnaiTZ".utf8) + [0, 0x7F, 0xC3, 0xA9, 0xFF]
+    static let alphabet =
+        Array("[]{}=,.\"'#\\\n\r\t :-+_0123456789abcdefxobtruelnaiTZ".utf8) + [0, 0x7F, 0xC3, 0xA9, 0xFF]
 
     @Test func randomAndDamagedTextsNeverCrashAndAreReportedInsideTheText() throws {
         let scratch = try ScratchDirectory()
@@ -98,7 +117,8 @@ import Testing
                     case 0: bytes.remove(at: at)
                     case 1: bytes.insert(Self.alphabet[random.below(Self.alphabet.count)], at: at)
                     case 2: bytes[at] = UInt8(random.below(256))
-                    default: bytes.insert(contentsOf: Array(repeating: UInt8(ascii: "["), count: random.below(200)), at: at)
+                    default:
+                        bytes.insert(contentsOf: Array(repeating: UInt8(ascii: "["), count: random.below(200)), at: at)
                     }
                 }
             }
@@ -115,7 +135,8 @@ import Testing
             guard case .failure(let error) = Policy.diagnose(text, file: "f.toml").result else { continue }
             refused += 1
             for problem in error.problems {
-                let inside = problem.line >= 1 && problem.line <= lines.count && problem.column >= 1
+                let inside =
+                    problem.line >= 1 && problem.line <= lines.count && problem.column >= 1
                     && problem.column <= lines[problem.line - 1].count + 1
                 #expect(inside, "iteration \(iteration): \(problem) is outside the text")
                 #expect(!problem.message.isEmpty)

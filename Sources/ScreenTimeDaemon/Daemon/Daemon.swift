@@ -127,6 +127,14 @@ public final class Daemon {
     @discardableResult
     public func reload(at now: Now) -> PolicyError? {
         let reading = policySources.read()
+        for copy in reading.restoredCopies {
+            logger.notice(
+                "a policy file is refused: its last good text, saved earlier, is in force",
+                metadata: ["copy": "\(copy)"])
+        }
+        for error in reading.saveErrors {
+            logger.warning("cannot keep a copy of the policy accepted", metadata: ["error": "\(error)"])
+        }
         if let scopes = reading.scopes {
             let plan = PolicyPlan(
                 scopes: scopes, appToken: { self.tokenizer.token(for: $0) },

@@ -54,6 +54,11 @@ public struct DaemonSettings: Sendable {
     /// Guardian mode: the requests for more time, beside the ledger.
     public var requestsPath: String { (databasePath as NSString).deletingLastPathComponent + "/requests.json" }
 
+    /// The last good text of each policy file, beside the ledger: what a restart enforces while a file is refused.
+    public var lastGoodPoliciesFolder: String {
+        (databasePath as NSString).deletingLastPathComponent + "/last-good-policies"
+    }
+
     /// The daemon's instance lock, beside the enforcement state file it guards.
     public var lockPath: String { (enforcementStatePath as NSString).deletingLastPathComponent + "/screentimed.lock" }
 

@@ -1,9 +1,12 @@
+import Enforcement
 import Foundation
 import ScreenTimeModel
+import SystemPackage
 
 /// The policy files the daemon reads and the last good policy of each: one file in individual mode; in guardian
 /// mode the default policy and each user's own (`GuardianPolicies`), each kept when a new version is refused, so
-/// that one bad file never lifts anyone's limits.
+/// that one bad file never lifts anyone's limits. The last good text of each is also kept on disk
+/// (`DaemonSettings.lastGoodPoliciesFolder`): a restart while a file is refused enforces that text.
 struct PolicySources {
     let settings: DaemonSettings
     /// Each file's last good policy, by path.
@@ -19,6 +22,9 @@ struct PolicySources {
         var error: PolicyError?
         /// The apps the guardian's policies limit (their programs are also known by content).
         var limitedApps: Set<AppID>
+        /// The saved last good copies put in force for refused files, and what could not be saved.
+        var restoredCopies: [String] = []
+        var saveErrors: [String] = []
     }
 
     init(settings: DaemonSettings) {
@@ -61,14 +67,26 @@ struct PolicySources {
         stamps = stamps(of: files)
         var problems: [PolicyError.Problem] = []
         var changed = false
+        var restored: [String] = []
+        var saveErrors: [String] = []
         for file in files {
-            let diagnosis = Policy.diagnose(fileAt: file.path, role: guardian ? file.role : .individual)
+            let role = guardian ? file.role : .individual
+            let diagnosis = Policy.diagnose(fileAt: file.path, role: role)
             switch diagnosis.result {
             case .success(let policy):
-                if lastGood[file.path] != policy { changed = true }
+                if lastGood[file.path] != policy {
+                    changed = true
+                    if let text = diagnosis.text, let error = saveCopy(text, of: file) { saveErrors.append(error) }
+                }
                 lastGood[file.path] = policy
             case .failure(let error):
                 problems += error.problems
+                // At start nothing of the file is in force yet: its last good text, saved by an earlier run, is.
+                if lastGood[file.path] == nil, let saved = savedCopy(of: file, role: role) {
+                    lastGood[file.path] = saved
+                    restored.append(copyPath(of: file))
+                    changed = true
+                }
             }
         }
         // A file removed by the guardian (or a default policy no longer read) no longer limits anyone.
@@ -77,6 +95,7 @@ struct PolicySources {
             lastGood[path] = nil
             changed = true
         }
+        forgetCopies(keeping: Set(files.map(copyPath(of:))))
         let usable = files.compactMap { file in lastGood[file.path].map { (file: file, policy: $0) } }
         var scopes: [PolicyPlan.Scope]
         var limited: Set<AppID> = []
@@ -97,6 +116,48 @@ struct PolicySources {
         // Without mistakes the plan is applied again (a file fixed back to its last good text clears the error).
         return Reading(
             scopes: changed || problems.isEmpty ? scopes : nil, error: PolicyError(problems: problems),
-            limitedApps: limited)
+            limitedApps: limited, restoredCopies: restored, saveErrors: saveErrors)
+    }
+
+    // MARK: - Last good copies
+
+    /// Where the last good text of `file` is kept: `policy.toml` in individual mode, `default.toml` and
+    /// `user.NAME.toml` in guardian mode.
+    func copyPath(of file: GuardianPolicies.File) -> String {
+        let name = guardian ? file.user.map { "user.\($0).toml" } ?? "default.toml" : "policy.toml"
+        return settings.lastGoodPoliciesFolder + "/" + name
+    }
+
+    /// Keeps `text`, just accepted, as the last good text of `file`; returns why it could not.
+    private func saveCopy(_ text: String, of file: GuardianPolicies.File) -> String? {
+        let path = copyPath(of: file)
+        if FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) == text {
+            return nil
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: settings.lastGoodPoliciesFolder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            try AtomicFile.write(Array(text.utf8), to: FilePath(path))
+            return nil
+        } catch {
+            return "\(path): \(error)"
+        }
+    }
+
+    /// The last good policy of `file` an earlier run saved, if it still reads as `role`.
+    private func savedCopy(of file: GuardianPolicies.File, role: Policy.Role) -> Policy? {
+        let path = copyPath(of: file)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? Policy.diagnose(String(decoding: data, as: UTF8.self), file: path, role: role).get()
+    }
+
+    /// Removes the copies of files that are gone: a file the guardian removed limits nobody, also after a restart.
+    private func forgetCopies(keeping kept: Set<String>) {
+        let folder = settings.lastGoodPoliciesFolder
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let path = folder + "/" + name
+            if !kept.contains(path) { try? FileManager.default.removeItem(atPath: path) }
+        }
     }
 }

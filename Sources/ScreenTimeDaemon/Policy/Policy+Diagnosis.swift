@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ScreenTimeModel
 
 extension Policy {
@@ -28,6 +29,8 @@ extension Policy {
         public var result: Result<Policy, PolicyError>
         /// Every app named, in the order of the file (also when the policy has mistakes).
         public var applications: [ApplicationMention]
+        /// The text read, when a file was read as UTF-8 text.
+        public var text: String? = nil
 
         /// The policy, or the error listing every mistake.
         public func get() throws(PolicyError) -> Policy { try result.get() }
@@ -46,20 +49,60 @@ extension Policy {
         return diagnosis
     }
 
+    /// The largest policy file read: far more than any policy needs.
+    static let maximumFileBytes = 1 << 20
+
     /// What the text of the file at `path` holds, read as `role`.
     private static func diagnoseContents(ofFileAt path: String, role: Role) -> Diagnosis {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
-            let problem = PolicyError(file: path, line: 1, column: 1, message: reason)
+        let bytes: [UInt8]
+        switch readPolicyFile(at: path) {
+        case .success(let read): bytes = read
+        case .failure(let reason):
+            let problem = PolicyError(file: path, line: 1, column: 1, message: reason.message)
             return Diagnosis(result: .failure(problem), applications: [])
         }
-        let bytes = [UInt8](data)
         if let (line, column) = firstInvalidUTF8(in: bytes) {
             let problem = PolicyError(
                 file: path, line: line, column: column, message: "the file is not UTF-8 text; save it as UTF-8")
             return Diagnosis(result: .failure(problem), applications: [])
         }
-        return diagnose(String(decoding: bytes, as: UTF8.self), file: path, role: role)
+        let text = String(decoding: bytes, as: UTF8.self)
+        var diagnosis = diagnose(text, file: path, role: role)
+        diagnosis.text = text
+        return diagnosis
+    }
+
+    private struct ReadFailure: Error { var message: String }
+
+    /// The bytes of the file at `path`: a regular file of at most `maximumFileBytes`, opened without waiting, so that
+    /// a FIFO or a device put in its place can't hold the daemon.
+    private static func readPolicyFile(at path: String) -> Result<[UInt8], ReadFailure> {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : "cannot read the file (\(String(cString: strerror(errno))))"
+            return .failure(ReadFailure(message: reason))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return .failure(ReadFailure(message: "not a regular file; a policy is a text file"))
+        }
+        guard status.st_size <= maximumFileBytes else {
+            return .failure(
+                ReadFailure(message: "the file is over 1 MiB (\(status.st_size) bytes); a policy is short text"))
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= maximumFileBytes {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else {
+                return .failure(ReadFailure(message: "cannot read the file (\(String(cString: strerror(errno))))"))
+            }
+            if count == 0 { return .success(bytes) }
+            bytes += chunk[..<count]
+        }
+        return .failure(ReadFailure(message: "the file is over 1 MiB; a policy is short text"))
     }
 
     /// The line and column (in scalars) of the first byte sequence that is not UTF-8, if any.

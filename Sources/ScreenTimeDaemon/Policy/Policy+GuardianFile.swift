@@ -2,23 +2,33 @@ import Foundation
 import Glibc
 
 extension Policy {
-    /// Why a guardian policy file can't be trusted, or nil when it can: the file (after symbolic links) and every
-    /// folder above it must belong to root and be writable by root alone, or a limited user could write the limits
-    /// they live under. The daemon refuses such a file and keeps the policy in force.
+    /// Why a guardian policy file can't be trusted, or nil when it can: the file (after symbolic links), every folder
+    /// above it, and every folder above the link itself must belong to root and be writable by root alone, or a
+    /// limited user could write the limits they live under (or swap the link). The daemon refuses such a file and
+    /// keeps the policy in force.
     public static func guardianFileProblem(at path: String) -> String? {
         guard let resolved = realpath(path, nil) else {
             return FileManager.default.fileExists(atPath: path) ? "cannot resolve \(path)" : nil
         }
         defer { free(resolved) }
-        var current = String(cString: resolved)
-        let real = current
+        let real = String(cString: resolved)
+        if let problem = ownershipProblem(from: real, file: real) { return problem }
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let linkFolder = realpath(folder.isEmpty ? "." : folder, nil) else { return "cannot resolve \(folder)" }
+        defer { free(linkFolder) }
+        return ownershipProblem(from: String(cString: linkFolder), file: real)
+    }
+
+    /// The first of `start` and the folders above it that isn't root's alone; `file` is named as "the file".
+    private static func ownershipProblem(from start: String, file: String) -> String? {
+        var current = start
         while true {
             var status = stat()
             guard stat(current, &status) == 0 else { return "cannot read the owner of \(current)" }
-            let what = current == real ? "the file" : "the folder \(current)"
+            let what = current == file ? "the file" : "the folder \(current)"
             let fix =
-                current == real
-                ? "chown root:root \(real) && chmod 644 \(real)" : "chown root:root \(current) && chmod 755 \(current)"
+                current == file
+                ? "chown root:root \(file) && chmod 644 \(file)" : "chown root:root \(current) && chmod 755 \(current)"
             if status.st_uid != 0 {
                 return
                     "\(what) belongs to uid \(status.st_uid), not root, so that user can change the limits; fix: \(fix)"
