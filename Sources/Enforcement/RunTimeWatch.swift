@@ -30,7 +30,9 @@ final class RunTimeWatch {
     }
 
     /// Whether `process` runs or ran since the last look; false once it is gone. A process seen for the first time
-    /// (or again after `rebaseline`) counts as running only when its state is not stopped now.
+    /// (or again after `rebaseline`) counts as running only when its state is neither stopped nor uninterruptible
+    /// sleep (`D`): a process in `D` (reading a slow disk, a vfork parent) takes a `SIGSTOP` only when it wakes, which
+    /// is not a resume; its run time is watched from then on.
     func hasRun(_ process: ProcessIdentity) -> Bool {
         if var entry = watched[process] {
             guard let runTime = runTime(entry.descriptor) else {
@@ -52,7 +54,7 @@ final class RunTimeWatch {
                 try? descriptor.close()
             }
         }
-        return !"TtZX".contains(status.state)
+        return !"TtZXD".contains(status.state)
     }
 
     /// The next look at `process` takes a new baseline (it has just been stopped again).

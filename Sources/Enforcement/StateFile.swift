@@ -4,8 +4,8 @@ import SystemPackage
 /// The enforcer's state file: `HeldResources` as JSON, replaced atomically (write a temporary file beside it,
 /// `fsync(2)`, `rename(2)`), and removed when nothing is held.
 public struct StateFile: Sendable {
-    /// Where the file lives, e.g. `$RUNTIME_DIRECTORY/enforcement.json`. `/run` survives a daemon crash but not a
-    /// reboot, which is right: a reboot thaws everything anyway.
+    /// Where the file lives, e.g. `~/.local/state/screentime/enforcement.json`; a file of another boot holds
+    /// nothing.
     public var path: FilePath
 
     /// Names the state file at `path`; nothing is read or written yet.
@@ -13,7 +13,20 @@ public struct StateFile: Sendable {
         self.path = path
     }
 
-    /// Reads what a previous run held; empty when there is no file.
+    /// The file's contents: `HeldResources` and the boot it was written in.
+    private struct Stamped: Codable {
+        var version: Int
+        var apps: [HeldResources.App]
+        /// `/proc/sys/kernel/random/boot_id` when written; absent in files of earlier versions.
+        var bootID: String?
+    }
+
+    /// This boot's identity.
+    static let bootID = (try? TextFile.read("/proc/sys/kernel/random/boot_id"))?.filter { !$0.isWhitespace }
+
+    /// Reads what a previous run held; empty when there is no file, or when it was written in another boot (the
+    /// processes and scopes it names are gone with that boot, and a pid and start time of this boot may match one
+    /// of them).
     ///
     /// - Throws: `.stateFileFailed` when the file cannot be read, is not valid JSON or has another version.
     public func load() throws(EnforcementError) -> HeldResources {
@@ -25,18 +38,19 @@ public struct StateFile: Sendable {
         } catch {
             throw EnforcementError(.stateFileFailed, "reading \(path)", errno: error)
         }
-        let held: HeldResources
+        let stamped: Stamped
         do {
-            held = try JSONDecoder().decode(HeldResources.self, from: Data(text.utf8))
+            stamped = try JSONDecoder().decode(Stamped.self, from: Data(text.utf8))
         } catch {
             throw EnforcementError(.stateFileFailed, "\(path) is not a valid state file: \(error)")
         }
-        guard held.version == HeldResources.currentVersion else {
+        guard stamped.version == HeldResources.currentVersion else {
             throw EnforcementError(
-                .stateFileFailed, "\(path) has format version \(held.version), expected \(HeldResources.currentVersion)"
-            )
+                .stateFileFailed,
+                "\(path) has format version \(stamped.version), expected \(HeldResources.currentVersion)")
         }
-        return held
+        if let written = stamped.bootID, let now = Self.bootID, written != now { return HeldResources() }
+        return HeldResources(apps: stamped.apps)
     }
 
     /// Replaces the file with `held`, or removes it when `held` is empty.
@@ -54,7 +68,7 @@ public struct StateFile: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let bytes: Data
         do {
-            bytes = try encoder.encode(held)
+            bytes = try encoder.encode(Stamped(version: held.version, apps: held.apps, bootID: Self.bootID))
         } catch {
             throw EnforcementError(.stateFileFailed, "encoding the state for \(path): \(error)")
         }

@@ -1,5 +1,7 @@
+import Foundation
 import Glibc
 import ScreenTimeModel
+import SystemPackage
 import Testing
 
 @testable import Enforcement
@@ -26,6 +28,23 @@ extension KernelTests {
             #expect(eventually { schedulerState(sleeper) == "T" })
             #expect(!watch.hasRun(sleeper))
             #expect(!watch.hasRun(sleeper))
+        }
+
+        /// Uninterruptible sleep can't be had on demand: a procfs of two files stands in for it.
+        @Test func aProcessInUninterruptibleSleepHasNotRunUntilItsRunTimeGrows() throws {
+            var template = Array("/tmp/screentime-proc-XXXXXX".utf8CString)
+            let root = String(cString: try #require(mkdtemp(&template)))
+            defer { _ = try? FileManager.default.removeItem(atPath: root) }
+            mkdir(root + "/4242", 0o755)
+            let fields = (4...52).map { $0 == 22 ? "777" : "0" }.joined(separator: " ")
+            try "4242 (game) D \(fields)\n".write(toFile: root + "/4242/stat", atomically: true, encoding: .utf8)
+            try "5000 0 1\n".write(toFile: root + "/4242/schedstat", atomically: true, encoding: .utf8)
+            let process = ProcessIdentity(pid: ProcessID(4242), startTime: 777)
+            let watch = RunTimeWatch(procRoot: FilePath(root))
+            #expect(!watch.hasRun(process))  // first look: in D, the SIGSTOP still pending
+            #expect(!watch.hasRun(process))
+            try "9000 0 2\n".write(toFile: root + "/4242/schedstat", atomically: false, encoding: .utf8)
+            #expect(watch.hasRun(process))
         }
 
         @Test func aProcessGoneOrReplacedHasNotRun() throws {

@@ -117,7 +117,12 @@ public final class Daemon {
         do {
             try enforcer.adoptStateFile()
         } catch {
-            logger.error("cannot read the enforcement state file; nothing adopted", metadata: ["error": "\(error)"])
+            // Kept for whoever has to thaw by hand what it names; the next save starts a new one.
+            let aside = settings.enforcementStatePath + ".broken-\(Int(now.date.timeIntervalSince1970))"
+            let kept = rename(settings.enforcementStatePath, aside) == 0
+            logger.error(
+                "cannot read the enforcement state file; nothing adopted",
+                metadata: ["error": "\(error)", "kept as": "\(kept ? aside : "(not moved)")"])
         }
         reload(at: now)
     }
