@@ -8,6 +8,35 @@ import Testing
 @Suite(.serialized) struct CatalogWatchTests {
     let tokenizer = Tokenizer(key: Array(repeating: 9, count: 32))
 
+    /// A limited user's own desktop entries and category overrides could make a game pass for an allowed app: a
+    /// guardian's collector reads neither.
+    @Test func aGuardiansCatalogHoldsNoneOfTheUsersOwnEntriesOrOverrides() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let directory = try processes.temporaryDirectory("st-catalog-guardian")
+        try writeFile(
+            "\(directory)/data/applications/org.gnome.Calculator.desktop",
+            "[Desktop Entry]\nType=Application\nName=Calculator\nExec=/usr/games/supertuxkart\nCategories=Utility;\n")
+        try writeFile("\(directory)/config/screentime/categories.conf", "supertuxkart = utilities\n")
+        var configuration = Collector.Configuration()
+        configuration.environment = [
+            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
+            "XDG_CONFIG_HOME": "\(directory)/config",
+        ]
+        let user = UserID(getuid())
+        let own = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { own.close() }
+        #expect(own.catalog(for: user).desktopEntries.entries["org.gnome.Calculator"] != nil)
+        #expect(own.catalog(for: user).label(for: AppID("supertuxkart")).category == .utilities)
+        configuration.limitedByGuardian = true
+        let guardian = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { guardian.close() }
+        #expect(
+            guardian.catalog(for: user).desktopEntries.entries["org.gnome.Calculator"]?.exec.first
+                != "/usr/games/supertuxkart")
+        #expect(guardian.catalog(for: user).label(for: AppID("supertuxkart")).category != .utilities)
+    }
+
     @Test func anEntryWrittenAfterTheStartNamesARunningProgramFromTheNextTick() throws {
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
@@ -34,7 +63,10 @@ import Testing
         func app() -> AppLabel? {
             collector.table.entries[ProcessID(kart.pid)]?.app.map { collector.catalog(for: user).label(for: $0.id) }
         }
-        #expect(eventually { tick(); return app()?.id == AppID("stkart-watch") })
+        #expect(
+            eventually {
+                tick(); return app()?.id == AppID("stkart-watch")
+            })
         #expect(app()?.category == .other)
 
         let entry = "\(directory)/data/applications/org.example.WatchKart.desktop"

@@ -51,7 +51,7 @@ extension Collector {
             return caller.isAlive ? app : nil
         }
         let parent = table.entries[entry.stat.parent]?.app
-        let app = AppResolver(procRoot: table.procRoot, trustsUnitNames: configuration.trustsUnitNames).resolve(
+        let app = AppResolver(procRoot: table.procRoot, trustsUnitNames: !configuration.limitedByGuardian).resolve(
             entry, parent: parent, desktopEntries: catalog(for: entry.user).desktopEntries)
         return caller.isAlive ? app : nil
     }

@@ -17,14 +17,17 @@ public final class Collector {
         /// Makes the focus source for a graphical session, or returns why there is none.
         /// Makes the focus source for a graphical session from the environment of one of its processes, or says why
         /// there is none (`DesktopFocus.factory` for the real desktops).
-        public var focusSourceFactory: (@Sendable (SessionInfo, [String: String]) -> Result<any FocusSource, FocusUnavailable>)?
+        public var focusSourceFactory:
+            (@Sendable (SessionInfo, [String: String]) -> Result<any FocusSource, FocusUnavailable>)?
         /// The environment the catalog of the user running the collector is made from (`XDG_DATA_HOME`,
         /// `XDG_DATA_DIRS`, `XDG_CONFIG_HOME`, the locale); nil for this process's own. Other users' catalogs use
         /// their home's defaults.
         public var environment: [String: String]?
-        /// Whether a systemd unit's name alone says which app runs in it (`AppResolver.trustsUnitNames`): false for a
-        /// guardian, whose limited users name their own scopes.
-        public var trustsUnitNames = true
+        /// Whether the users watched are limited by someone else (a guardian): what they control then says nothing
+        /// of which app runs — not the names of the scopes they start (`AppResolver.trustsUnitNames`), not their own
+        /// desktop entries (`~/.local/share/applications`) or category overrides, with which a game could pass for
+        /// an allowed app. Their catalogs hold the system's desktop entries alone.
+        public var limitedByGuardian = false
         public init() {}
     }
 
@@ -53,7 +56,9 @@ public final class Collector {
     /// through the terminal, the process table's `changeCount` and `eventGaps`, and the catalog. While all four are
     /// the same the answer is too, and a steady tick reuses it.
     var terminalAnswers:
-        [UInt32: (stat: ProcessStat, tableChanges: UInt64, eventGaps: UInt32, catalog: ObjectIdentifier, app: AppInUse?)] =
+        [UInt32: (
+            stat: ProcessStat, tableChanges: UInt64, eventGaps: UInt32, catalog: ObjectIdentifier, app: AppInUse?
+        )] =
             [:]
     var terminalDevices: [String: UInt32] = [:]
     let terminalAccessTimes: TerminalAccessTimes
@@ -86,7 +91,7 @@ public final class Collector {
         self.configuration = configuration
         self.tokenizer = tokenizer
         table = ProcessTable(procRoot: configuration.procRoot)
-        resolver = AppResolver(procRoot: configuration.procRoot, trustsUnitNames: configuration.trustsUnitNames)
+        resolver = AppResolver(procRoot: configuration.procRoot, trustsUnitNames: !configuration.limitedByGuardian)
         programContents = ProgramContents(procRoot: configuration.procRoot)
         terminalAccessTimes = TerminalAccessTimes(devRoot: configuration.devRoot)
         let own = (try? String(contentsOfFile: configuration.procRoot + "/self/cgroup", encoding: .utf8))
@@ -118,9 +123,10 @@ public final class Collector {
     /// saw their desktop entries change.
     public func catalog(for user: UserID) -> AppCatalog {
         if let catalog = catalogs[user] { return catalog }
-        let home = Logind.home(of: user)
+        let home = configuration.limitedByGuardian ? nil : Logind.home(of: user)
         let environment =
-            user.rawValue == getuid() ? configuration.environment ?? ProcessInfo.processInfo.environment : [:]
+            user.rawValue == getuid() && !configuration.limitedByGuardian
+            ? configuration.environment ?? ProcessInfo.processInfo.environment : [:]
         // Watched before the entries are read, so that an entry written meanwhile is not missed.
         desktopEntryWatch.watch(
             dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment), for: user)
@@ -185,9 +191,11 @@ public final class Collector {
                     AppUse(application: $0.token, category: catalog.label(for: $0.id).categoryToken)
                 }
             }
-            return UsageSample(user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses)
+            return UsageSample(
+                user: session.user, session: session.id, presence: activity.presence, applicationsInUse: uses)
         }
-        let snapshot = ActivitySnapshot(logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
+        let snapshot = ActivitySnapshot(
+            logind: logind != nil, notice: logindProblem, sessions: activities, samples: samples)
         lastSnapshot = snapshot
         lastSnapshotSessions = sessions
         snapshotRevision &+= 1
@@ -316,7 +324,9 @@ public final class Collector {
         guard !apps.isEmpty else { return }
         let running = table.entries.values.compactMap { entry in entry.app.map { (pid: entry.pid, app: $0) } }
         // The watched apps' programs first, then everything known only by its executable's name.
-        for process in running where apps.contains(process.app.id) { _ = programContents.check(process.app, pid: process.pid) }
+        for process in running where apps.contains(process.app.id) {
+            _ = programContents.check(process.app, pid: process.pid)
+        }
         for process in running where process.app.source == .executable && !apps.contains(process.app.id) {
             let checked = programContents.check(process.app, pid: process.pid)
             if checked != process.app {

@@ -93,7 +93,7 @@ public final class Daemon {
         var configuration = Collector.Configuration()
         configuration.idleTimeout = settings.idleTimeout
         configuration.focusSourceFactory = DesktopFocus.factory
-        configuration.trustsUnitNames = !settings.system
+        configuration.limitedByGuardian = settings.system
         collector = Collector(configuration: configuration, tokenizer: tokenizer)
         storeWriter = StoreWriter(
             databasePath: settings.databasePath, snapshotFile: SnapshotFile(path: settings.snapshotPath),
