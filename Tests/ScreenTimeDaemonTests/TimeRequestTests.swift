@@ -69,3 +69,15 @@ import Testing
         #expect(TimeRequests.keptReason(String(repeating: "é", count: 300)).utf8.count == 500)
     }
 }
+
+/// Calls waiting for polkit's word are capped by caller, so a loop of them can't pin the daemon's threads.
+@Suite struct CallsInFlightTests {
+    @Test func eachUserHasAtMostTwoAndAnEndedOneMakesRoom() {
+        var calls = CallsInFlight(perUser: 2)
+        let admitted = [calls.admit(1001), calls.admit(1001), calls.admit(1001), calls.admit(1002)]
+        #expect(admitted == [true, true, false, true])
+        calls.end(1001)
+        let again = [calls.admit(1001), calls.admit(1001)]
+        #expect(again == [true, false])
+    }
+}

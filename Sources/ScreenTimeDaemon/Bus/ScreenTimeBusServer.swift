@@ -83,6 +83,27 @@ public final class ScreenTimeBusServer: Service, @unchecked Sendable {
     }
 }
 
+/// Calls in progress by caller's uid, at most `perUser` each.
+struct CallsInFlight {
+    let perUser: Int
+    private var counts: [UInt32: Int] = [:]
+
+    init(perUser: Int) { self.perUser = perUser }
+
+    /// Counts one more call of `uid`; false (and nothing counted) when `uid` already has `perUser`.
+    mutating func admit(_ uid: UInt32) -> Bool {
+        guard counts[uid, default: 0] < perUser else { return false }
+        counts[uid, default: 0] += 1
+        return true
+    }
+
+    /// One call of `uid` ended.
+    mutating func end(_ uid: UInt32) {
+        counts[uid, default: 1] -= 1
+        if counts[uid] == 0 { counts[uid] = nil }
+    }
+}
+
 /// The connection's side of the server: the exported vtables, the callbacks sd-bus calls, and the replies and
 /// signals waiting to be sent. @unchecked Sendable: `bus`, the slots and `handlers` are used only by the bus thread
 /// once `serve` runs (and by `run()` before and after); `replies` is behind its lock.
@@ -92,6 +113,9 @@ private final class ServerConnection: @unchecked Sendable {
     let wakeup: WakeupDescriptor
     let logger: Logger
     private let replies = Mutex<[PendingReply]>([])
+    /// Authorization checks waiting for polkit, by caller's uid: at most two each, so that calls in a loop
+    /// (answered by an agent that never replies) can't pin the daemon's threads and bus connections.
+    private let checksInFlight = Mutex(CallsInFlight(perUser: 2))
     private var handlers = UnsafeMutablePointer<stbus_handlers>.allocate(capacity: 1)
     private var slots = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: Int(stbus_interface_count))
 
@@ -180,8 +204,20 @@ private final class ServerConnection: @unchecked Sendable {
                 reply(.failure(PolkitAuthority.refusal(action, .unavailable("the call has no sender"))))
                 return 1
             }
+            let uid = caller.credentials.user.rawValue
+            let admitted = checksInFlight.withLock { $0.admit(uid) }
+            guard admitted else {
+                reply(
+                    .failure(
+                        ScreenTimeBusError(
+                            .unavailable,
+                            "calls of yours already wait for an authorization; answer those first"
+                        )))
+                return 1
+            }
             let requests = requests
-            Thread.detachNewThread {
+            Thread.detachNewThread { [self] in
+                defer { checksInFlight.withLock { $0.end(uid) } }
                 let verdict = PolkitAuthority.check(
                     action, sender: sender, interactive: action == "org.screentime.manage")
                 if verdict == .authorized || (action == "org.screentime.ask" && verdict != .refused) {

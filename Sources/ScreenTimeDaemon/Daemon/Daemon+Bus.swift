@@ -46,6 +46,12 @@ extension Daemon: BusRequestHandler {
             if caller != 0 { status.rows.removeAll { $0.user != caller } }
             return .text(try BusJSON.encode(status))
         case .reload:
+            // A guardian's files are reread whenever one changes; asking for it is root's (a loop of it costs the
+            // daemon's time).
+            if settings.system, caller.credentials.user.rawValue != 0 {
+                throw ScreenTimeBusError(
+                    .notAuthorized, "only root reloads a guardian's policies; they are reread whenever a file changes")
+            }
             if let error = reload(at: now) { throw ScreenTimeBusError(.invalidPolicy, "\(error)") }
             return .nothing
         case .ask(let seconds, let reason):
