@@ -96,7 +96,8 @@ import Testing
         let connection = DaemonConnection(.address(bus.address))
         let authorization = AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
         let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
-        let store = ManagedSettingsStore(named: .init("default"), connection: DaemonManagedSettings(connection: connection))
+        let store = ManagedSettingsStore(
+            named: .init("default"), connection: DaemonManagedSettings(connection: connection))
 
         let answered: Result<Void, any Error> = await withCheckedContinuation { continuation in
             authorization.requestAuthorization { continuation.resume(returning: $0) }
@@ -161,6 +162,30 @@ import Testing
 }
 
 extension BusServiceTests {
+    @Test func anAppHoldsAtMostItsLimitOfStoresOfBoundedSize() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(
+            address: bus.address, directory: directory.path,
+            limits: ClientLimits(maximumStores: 2, maximumStoreBytes: 200))
+        let busctl = "busctl --address='\(bus.address)' call \(Self.name) \(Self.path)"
+        let settings = #"{"applications":["game"]}"#
+        func set(_ store: String, _ json: String = settings) throws -> CommandResult {
+            try CommandResult(
+                "\(busctl) org.screentime.Authorization1 RequestAuthorization s individual >/dev/null && "
+                    + "\(busctl) org.screentime.Settings1 SetSettings ss \(store) '\(json)' 2>&1", in: directory)
+        }
+        let first = try set("a")
+        let second = try set("b")
+        let again = try set("b")
+        let third = try set("c")
+        let large = try set("a", #"{"applications":["\#(String(repeating: "g", count: 300))"]}"#)
+        await running.stop()
+        #expect(first.status == 0 && second.status == 0 && again.status == 0, "\(first.output)\(second.output)")
+        #expect(third.status != 0 && third.output.contains("at most 2 settings stores"), "\(third.output)")
+        #expect(large.status != 0 && large.output.contains("at most 200 bytes"), "\(large.output)")
+    }
+
     @Test func callbacksAndShieldChangesAreSignalled() async throws {
         let bus = try PrivateSessionBus()
         let directory = try ScratchDirectory()
@@ -175,7 +200,8 @@ extension BusServiceTests {
         try await AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
             .requestAuthorization(for: .individual)
         let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
-        let store = ManagedSettingsStore(named: .init("default"), connection: DaemonManagedSettings(connection: connection))
+        let store = ManagedSettingsStore(
+            named: .init("default"), connection: DaemonManagedSettings(connection: connection))
         // All day but the last minute: the interval is in progress now (unless the test runs in that minute).
         let schedule = DeviceActivitySchedule(
             intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),

@@ -5,13 +5,23 @@ public struct ClientLimits: Hashable, Sendable {
     public var maximumActivities: Int
     /// The shortest schedule interval a client may ask for.
     public var minimumIntervalLength: Duration
+    /// The most settings stores one client may hold (each kept in the ledger, also a guardian's).
+    public var maximumStores: Int
+    /// The largest settings a store may hold, as JSON.
+    public var maximumStoreBytes: Int
 
-    /// Limits of `maximumActivities` activities and intervals of at least `minimumIntervalLength`.
-    public init(maximumActivities: Int = 20, minimumIntervalLength: Duration = .seconds(15 * 60)) {
+    /// Limits of `maximumActivities` activities, intervals of at least `minimumIntervalLength`, `maximumStores`
+    /// stores of at most `maximumStoreBytes` each.
+    public init(
+        maximumActivities: Int = 20, minimumIntervalLength: Duration = .seconds(15 * 60), maximumStores: Int = 50,
+        maximumStoreBytes: Int = 64 * 1024
+    ) {
         self.maximumActivities = maximumActivities
         self.minimumIntervalLength = minimumIntervalLength
+        self.maximumStores = maximumStores
+        self.maximumStoreBytes = maximumStoreBytes
     }
 
-    /// Apple's limits: 20 activities per app, intervals of 15 minutes or more.
+    /// Apple's limits: 20 activities per app, intervals of 15 minutes or more, 50 stores per app.
     public static let apple = ClientLimits()
 }

@@ -16,20 +16,26 @@ extension Daemon {
         case .startMonitoring(let name, let json):
             try startMonitoring(name, json: json, for: client, at: now)
         case .stopMonitoring(let names):
-            try stopMonitoring(names.isEmpty ? Array(clients.activities[client, default: [:]].keys) : names, for: client, at: now)
+            try stopMonitoring(
+                names.isEmpty ? Array(clients.activities[client, default: [:]].keys) : names, for: client, at: now)
         case .activities:
             return .texts(clients.activities[client, default: [:]].keys.sorted())
         case .activity(let name):
             return .text(try activity(name, of: client).json)
         case .remainingTime(let name, let event):
             _ = try activity(name, of: client)
-            guard let usage = runtime.engine.usage(of: ActivityEventName(event), in: client.engineName(ofActivity: name), for: client.user)
+            guard
+                let usage = runtime.engine.usage(
+                    of: ActivityEventName(event), in: client.engineName(ofActivity: name), for: client.user)
             else { throw ScreenTimeBusError(.invalidArgument, "activity \(name) has no event \(event)") }
             return .seconds(
                 used: UInt64(max(0, usage.used.components.seconds)),
                 remaining: UInt64(max(0, usage.remaining.components.seconds)))
         case .settings(let store):
-            return .text(try clients.stores[client]?[store].map { settings throws(ScreenTimeBusError) in try BusJSON.encode(settings) } ?? "")
+            return .text(
+                try clients.stores[client]?[store].map { settings throws(ScreenTimeBusError) in
+                    try BusJSON.encode(settings)
+                } ?? "")
         case .setSettings(let store, let json):
             let settings = json.isEmpty ? nil : try BusJSON.decode(ShieldSettings.self, from: json)
             try setSettings(settings, of: store, for: client, at: now)
@@ -49,7 +55,9 @@ extension Daemon {
             }
             try setSettings(settings, of: store, for: client, at: now)
         case .clearAllSettings:
-            for store in clients.stores[client, default: [:]].keys { try setSettings(nil, of: store, for: client, at: now) }
+            for store in clients.stores[client, default: [:]].keys {
+                try setSettings(nil, of: store, for: client, at: now)
+            }
         case .stores:
             return .texts(clients.stores[client, default: [:]].keys.sorted())
         case .report(let from, let to):
@@ -95,7 +103,8 @@ extension Daemon {
         configuration.maximumActivities = nil
         configuration.minimumIntervalLength = limits.minimumIntervalLength
         do throws(MonitoringError) {
-            try ActivityEngine(configuration: configuration, timeZone: runtime.engine.timeZone).validate(registration, at: now)
+            try ActivityEngine(configuration: configuration, timeZone: runtime.engine.timeZone).validate(
+                registration, at: now)
         } catch {
             throw ScreenTimeBusError(error)
         }
@@ -108,7 +117,9 @@ extension Daemon {
         let known = names.filter { clients.activities[client]?[$0] != nil }
         guard !known.isEmpty else { return }
         do {
-            try ledger { try $0.deleteClientValues(user: client.user, client: client.app, kind: .activity, names: known) }
+            try ledger {
+                try $0.deleteClientValues(user: client.user, client: client.app, kind: .activity, names: known)
+            }
         } catch {
             throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
         }
@@ -122,11 +133,24 @@ extension Daemon {
         guard !store.isEmpty else { throw ScreenTimeBusError(.invalidArgument, "a store's name is empty") }
         let kept = settings.flatMap { $0.isEmpty ? nil : $0 }
         if let kept {
-            try persist(.settingsStore, name: store, json: try BusJSON.encode(kept), of: client, at: now)
+            let limits = self.settings.clientLimits
+            let held = clients.stores[client] ?? [:]
+            if held[store] == nil, held.count >= limits.maximumStores {
+                throw ScreenTimeBusError(
+                    .invalidArgument, "an app may hold at most \(limits.maximumStores) settings stores; clear one first"
+                )
+            }
+            let json = try BusJSON.encode(kept)
+            guard json.utf8.count <= limits.maximumStoreBytes else {
+                throw ScreenTimeBusError(
+                    .invalidArgument, "a store's settings may take at most \(limits.maximumStoreBytes) bytes as JSON")
+            }
+            try persist(.settingsStore, name: store, json: json, of: client, at: now)
         } else {
             do {
                 try ledger {
-                    try $0.deleteClientValues(user: client.user, client: client.app, kind: .settingsStore, names: [store])
+                    try $0.deleteClientValues(
+                        user: client.user, client: client.app, kind: .settingsStore, names: [store])
                 }
             } catch {
                 throw ScreenTimeBusError(.failed, "cannot write the usage store: \(error)")
@@ -187,7 +211,10 @@ extension Daemon {
                 clients.stores[client, default: [:]][record.name] = settings
                 let store = client.engineName(ofStore: record.name)
                 if runtime.engine.settings(of: store, for: client.user) != settings {
-                    perform(runtime.handle(.engine(.settingsStoreChanged(user: client.user, store: store, settings: settings)), at: now))
+                    perform(
+                        runtime.handle(
+                            .engine(.settingsStoreChanged(user: client.user, store: store, settings: settings)), at: now
+                        ))
                 }
             }
         }
@@ -212,7 +239,8 @@ extension Daemon {
         do {
             (report, details, notifications, labels) = try ledger {
                 (
-                    try $0.report(for: user, from: start, to: end), try $0.applicationDetails(for: user, from: start, to: end),
+                    try $0.report(for: user, from: start, to: end),
+                    try $0.applicationDetails(for: user, from: start, to: end),
                     try $0.appNotificationCounts(for: user, from: start, to: end), try $0.appLabels()
                 )
             }
@@ -224,19 +252,28 @@ extension Daemon {
         }
         return UsageSummary(
             start: start, end: end, totalSeconds: seconds(report.totalDuration),
-            applicationSeconds: Dictionary(uniqueKeysWithValues: report.durationByApplication.map { ($0.key.rawValue, seconds($0.value)) }),
-            categorySeconds: Dictionary(uniqueKeysWithValues: report.durationByCategory.map { ($0.key.rawValue, seconds($0.value)) }),
+            applicationSeconds: Dictionary(
+                uniqueKeysWithValues: report.durationByApplication.map { ($0.key.rawValue, seconds($0.value)) }),
+            categorySeconds: Dictionary(
+                uniqueKeysWithValues: report.durationByCategory.map { ($0.key.rawValue, seconds($0.value)) }),
             pickups: report.pickups, firstPickup: report.firstPickup,
             longestActivity: report.longestSession.map {
                 UsageSummary.LongestActivity(
                     application: $0.use.application, category: $0.use.category, start: $0.start, end: $0.end)
             },
-            applicationCategories: Dictionary(uniqueKeysWithValues: details.categories.map { ($0.key.rawValue, $0.value.rawValue) }),
+            applicationCategories: Dictionary(
+                uniqueKeysWithValues: details.categories.map { ($0.key.rawValue, $0.value.rawValue) }),
             applicationPickups: Dictionary(uniqueKeysWithValues: details.pickups.map { ($0.key.rawValue, $0.value) }),
-            applicationNotifications: Dictionary(uniqueKeysWithValues: notifications.map { ($0.key.rawValue, $0.value) }),
+            applicationNotifications: Dictionary(
+                uniqueKeysWithValues: notifications.map { ($0.key.rawValue, $0.value) }),
             applicationLabels: Dictionary(
                 uniqueKeysWithValues: report.durationByApplication.keys.compactMap { token in
-                    labels[token].map { (token.rawValue, UsageSummary.ApplicationLabel(id: $0.appID, name: $0.name, category: $0.category)) }
+                    labels[token].map {
+                        (
+                            token.rawValue,
+                            UsageSummary.ApplicationLabel(id: $0.appID, name: $0.name, category: $0.category)
+                        )
+                    }
                 }))
     }
 
@@ -248,7 +285,8 @@ extension Daemon {
         case "hourly": component = .hour
         case "daily": component = .day
         case "weekly": component = .weekOfYear
-        default: throw ScreenTimeBusError(.invalidArgument, "unknown segment \"\(segment)\": use hourly, daily or weekly")
+        default:
+            throw ScreenTimeBusError(.invalidArgument, "unknown segment \"\(segment)\": use hourly, daily or weekly")
         }
         guard from < to, var start = calendar.dateInterval(of: component, for: from)?.start else {
             throw ScreenTimeBusError(.invalidArgument, "a report's start must be before its end")
