@@ -18,6 +18,10 @@ public final class Enforcer {
     private let confiner: (any ProcessConfiner)?
     private let stateFile: StateFile
     private let freezeTimeout: Duration
+    /// Cgroups whose freeze did not settle within `freezeTimeout` (a task stuck in uninterruptible sleep, as on a hung
+    /// FUSE mount, holds it back): the kernel completes the freeze on its own once the task wakes, so later ticks
+    /// only look at it instead of waiting again, which would stall the loop `freezeTimeout` a tick.
+    private var unsettledFreezes: Set<CgroupPath> = []
     private var savedState = HeldResources()
     /// The machine's `changeCount` when the state file last matched it, and when the signaller last dropped the
     /// pidfds of processes no longer tracked: a tick that changes nothing rebuilds neither list.
@@ -157,7 +161,7 @@ public final class Enforcer {
     }
 
     private func perform(_ action: EnforcementAction, seen: Set<ProcessIdentity>) -> ActionResult {
-        do {
+        do throws(EnforcementError) {
             switch action {
             case .signal(let signal, let process, _):
                 let seenAlive = seen.contains(process)
@@ -166,7 +170,15 @@ public final class Enforcer {
                 guard let freezer else {
                     return .failed(EnforcementError(.freezeFailed, "freezing \(cgroup): no cgroup2 file system"))
                 }
-                return try freezer.freeze(cgroup, timeout: freezeTimeout) == .settled ? .done : .gone
+                let waited = !unsettledFreezes.contains(cgroup)
+                do throws(EnforcementError) {
+                    let outcome = try freezer.freeze(cgroup, timeout: waited ? freezeTimeout : .zero)
+                    unsettledFreezes.remove(cgroup)
+                    return outcome == .settled ? .done : .gone
+                } catch {
+                    if error.code == .freezeTimedOut { unsettledFreezes.insert(cgroup) }
+                    throw error
+                }
             case .confine(let process, let app):
                 guard let confiner, let freezer else {
                     return .failed(EnforcementError(.confineFailed, "moving \(process) into a scope: no service manager"))
