@@ -45,7 +45,9 @@ struct PolicySources {
     /// database (a new user falls under the default policy).
     var watchedPaths: [String] {
         guard let folder = settings.userPoliciesFolder else { return [settings.policyPath] }
-        return [settings.policyPath, Policy.legacySystemPath, folder + "/", "/etc/passwd"]
+        // A daemon started on the legacy file must see default.toml appear.
+        let other = settings.policyPath == Policy.legacySystemPath ? Policy.systemDefaultPath : Policy.legacySystemPath
+        return [settings.policyPath, other, folder + "/", "/etc/passwd"]
     }
 
     /// Guardian mode: several files, each covering its users.
