@@ -202,10 +202,11 @@ extension BusServiceTests {
         let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
         let store = ManagedSettingsStore(
             named: .init("default"), connection: DaemonManagedSettings(connection: connection))
-        // All day but the last minute: the interval is in progress now (unless the test runs in that minute).
+        // From the start of the last hour to the end of the next: in progress now, also around midnight.
+        let hour = Calendar.current.component(.hour, from: Date())
         let schedule = DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
-            repeats: true)
+            intervalStart: DateComponents(hour: (hour + 23) % 24, minute: 0),
+            intervalEnd: DateComponents(hour: (hour + 1) % 24, minute: 59), repeats: true)
         try center.startMonitoring(.init("allDay"), during: schedule)
         store.shield.applications = [ApplicationToken(rawValue: "game")]
 
