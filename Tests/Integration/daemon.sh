@@ -50,7 +50,8 @@ running() { local a b; a=$(cpu "$1"); sleep 0.5; b=$(cpu "$1"); [ "$a" != gone ]
 
 # The policy: both games, 20 s today (10 h on every other day of the week) in a window that ends 150 s from now,
 # 10 s warning, freeze.
-TODAY=$(inside date +%a | tr 'A-Z' 'a-z')
+# The day the window starts on (a window begun before midnight is that day's).
+TODAY=$(inside date -d "@$(( $(date +%s) - 60 ))" +%a | tr 'A-Z' 'a-z')
 window_start=$(inside date -d "@$(( $(date +%s) - 60 ))" +%H:%M:%S)
 window_end=$(inside date -d "@$(( $(date +%s) + 150 ))" +%H:%M:%S)
 END_EPOCH=$(( $(date +%s) + 150 ))

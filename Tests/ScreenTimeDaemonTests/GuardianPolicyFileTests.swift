@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxActivity
 import ScreenTimeModel
 import Testing
 
@@ -83,5 +84,14 @@ import Testing
         // Another user's, and a name that only looks like one.
         #expect(!Daemon.isGuardianScope("/user.slice/user-1002.slice/app-screentime-supertuxkart-42.scope", of: user))
         #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/session-3.scope", of: user))
+    }
+
+    /// A restart reads the app back from the scope's name: an id with `-` or other characters must survive it.
+    @Test func aShieldScopesNameGivesBackItsAppsID() {
+        for id in ["google-chrome", "org.gnome.Calculator", "steam_app_4000", "jeu-été"] {
+            let name = ControlGroup.shieldScopePrefix + ServiceManagerConfiner.unitNamePart(id) + "-4242.scope"
+            #expect(UnitName.appID(of: name) == AppID(id), "\(name)")
+        }
+        #expect(ServiceManagerConfiner.unitNamePart("google-chrome") == "google\\x2dchrome")
     }
 }

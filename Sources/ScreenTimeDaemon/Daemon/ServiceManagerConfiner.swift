@@ -82,13 +82,20 @@ final class ServiceManagerConfiner: ProcessConfiner {
         return ControlGroup(parsing: text)?.path
     }
 
-    /// Characters a unit name may hold (`[A-Za-z0-9:_.]`); anything else becomes `_`. `-` separates the name's
-    /// parts, so it is replaced too.
+    /// The app's id as systemd escapes it in a unit name (systemd-escape(1)): ASCII letters, digits, `.` and `_`
+    /// stay, every other byte becomes `\xNN` (`-`, which separates the name's parts, becomes `\x2d`), so that
+    /// `UnitName.appID(of:)` reads the same id back from the scope after a restart.
     static func unitNamePart(_ text: String) -> String {
-        String(
-            text.unicodeScalars.map { scalar in
-                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_")
-                    ? Character(scalar) : "_"
-            })
+        var escaped = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                escaped += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }
+        }
+        return escaped
     }
 }

@@ -144,9 +144,11 @@ public struct DaemonRuntime {
     public func mode(
         for label: (token: ApplicationToken, category: ActivityCategoryToken), app: AppID, user: UserID
     ) -> ShieldMode {
+        func covers(_ shield: ShieldSettings) -> Bool {
+            EffectiveShield(union: [shield]).shields(application: label.token, category: label.category)
+        }
         let limitsUp = plan.limits(of: user).filter {
-            engine.settings(of: $0.store, for: user) != nil
-                && EffectiveShield(union: [$0.shield]).shields(application: label.token, category: label.category)
+            engine.settings(of: $0.store, for: user) != nil && covers($0.shield)
         }
         if closeRequested.contains(.app(app, of: user))
             || limitsUp.contains(where: { closeRequested.contains(.limit($0.store, of: user)) })
@@ -154,8 +156,8 @@ public struct DaemonRuntime {
             return .terminate(grace: .seconds(5))
         }
         let inDowntime = activeDowntimes.contains { activity in
-            guard let downtime = plan.downtimeShields[activity], downtime.users.includes(user) else { return false }
-            return EffectiveShield(union: [downtime.shield]).shields(application: label.token, category: label.category)
+            guard let downtime = plan.downtimeShields[activity] else { return false }
+            return downtime.users.includes(user) && covers(downtime.shield)
         }
         if inDowntime { return .freeze }
         return limitsUp.lazy.map(\.mode).first { $0 != .freeze } ?? .freeze
