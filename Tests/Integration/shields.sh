@@ -119,13 +119,14 @@ name = "now"
 start = "$(inside date -d '-1 min' +%H:%M)"
 end = "$(inside date -d '+30 min' +%H:%M)"
 POL
-as_user systemctl --user start screentimed.service
+# Bounded: a downtime that froze the desktop's own processes (D-Bus, the service manager) would hang the start.
+check "under a downtime the service starts" as_user timeout 20 systemctl --user start screentimed.service
 check "under a downtime the launched game A is held" wait_for 10 held "$GAME_A"
 check "under a downtime a program known only by its file name runs on" \
     sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over ${HELPER:-0} 0.5) -gt 10 ]"
 check "under a downtime no process of the user is stopped (state T)" \
     sh -c "! $SANDBOX run $NAME -- ps -o stat= -u sbuser1 | grep -q '^T'"
-check "under a downtime the daemon answers" as_user /home/sbuser1/.local/bin/screentime status
+check "under a downtime the daemon answers" as_user timeout 10 /home/sbuser1/.local/bin/screentime status
 as_user /home/sbuser1/.local/bin/screentime stop --release >/dev/null 2>&1 || true
 journal -E 'limit|shield|enforce|database|ready' | tail -n 15 || true
 summary

@@ -151,6 +151,11 @@ import Testing
             name: "empty apps", text: limit + "daily = \"1h\"\napps = []\n", line: 4, column: 8,
             message: "`apps` is empty; name at least one app, or leave `apps` out to count by `categories` alone"),
         Case(
+            name: "empty categories", text: limit + "daily = \"1h\"\ncategories = []\n", line: 4, column: 14,
+            message:
+                "`categories` is empty; name at least one category, or leave `categories` out (a limit without `apps` "
+                + "and `categories` counts all use)"),
+        Case(
             name: "missing equals", text: "[shield]\nextra \"5m\"\n", line: 2, column: 7,
             message: "expected `=` after the key `extra`"),
         Case(

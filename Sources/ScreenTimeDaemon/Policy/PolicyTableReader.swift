@@ -149,7 +149,14 @@ struct PolicyTableReader {
 
     func categories(_ key: String) -> [ActivityCategory] {
         var result: [ActivityCategory] = []
-        for name in strings(key)?.value ?? [] {
+        let names = strings(key)
+        if let names, names.value.isEmpty {
+            // Without apps it would silently mean all use.
+            log.add(
+                "`\(key)` is empty; name at least one category, or leave `\(key)` out (a limit without `apps` and "
+                    + "`categories` counts all use)", at: names.position)
+        }
+        for name in names?.value ?? [] {
             guard let category = ActivityCategory(rawValue: name.value) else {
                 let valid = ActivityCategory.allCases.map(\.rawValue)
                 let hint = KeySuggestion.closest(to: name.value, among: valid).map { "did you mean \"\($0)\"?" }
