@@ -57,6 +57,12 @@ echo "held $(( $(date +%s) - T0 )) s after the start (limit $LIMIT s)"
 check "game C was moved into a scope of its own, which is frozen" inside sh -c \
     "grep -q 'app-screentime-supertuxkart-$GAME_C.scope' /proc/$GAME_C/cgroup && \
      grep -q 'frozen 1' /sys/fs/cgroup\$(sed -n 's/^0:://p' /proc/$GAME_C/cgroup)/cgroup.events"
+# Its user moves game A out of its frozen scope into a cgroup of their own tree (theirs to rearrange).
+APP_SLICE=/sys/fs/cgroup/user.slice/user-2001.slice/user@2001.service/app.slice
+as_user sh -c "mkdir $APP_SLICE/escape && echo $GAME_A > $APP_SLICE/escape/cgroup.procs"
+check "game A, moved by its user out of its frozen scope, is held again within 2 s" wait_for 3 held "$GAME_A"
+check "game A was then moved into a scope of its own" inside grep -q "app-screentime-supertuxkart-$GAME_A.scope" \
+    "/proc/$GAME_A/cgroup"
 as_user systemctl --user restart screentimed.service
 sleep 3
 # The first start of a debug build reads its binary from disk; a restart is what a kill or a crash costs.

@@ -284,6 +284,21 @@ public final class ProcessTable {
         return entry
     }
 
+    /// Reads the cgroup of `pid` again and keeps it; returns whether it changed. For the few processes a shield holds
+    /// in a frozen cgroup of their own: their owner may move them out of it (their service manager's tree is theirs
+    /// to rearrange), and nothing else would tell.
+    @discardableResult
+    public func rereadControlGroup(of pid: ProcessID) -> Bool {
+        guard let index = entries.index(forKey: pid),
+            let count = "\(procRoot)/\(pid.rawValue)/cgroup".withCString({ FileSystem.read($0, into: &buffer) })
+        else { return false }
+        let group = ControlGroup(parsing: buffer[..<count])
+        guard group != entries.values[index].controlGroup else { return false }
+        withEntry(at: index) { $0.controlGroup = group }
+        changeCount &+= 1
+        return true
+    }
+
     /// Runs `body` on the entry at `index` in place (reading through the dictionary's getter would copy the entry).
     private func withEntry<T>(at index: [ProcessID: ProcessEntry].Index, _ body: (inout ProcessEntry) -> T) -> T {
         body(&entries.values[index])

@@ -10,6 +10,14 @@ extension Daemon {
     func enforce(at now: Now) {
         guard !runtime.shields.isEmpty || !enforcer.isIdle else { return }
         let table = collector.table
+        // A process held in a frozen cgroup of its own that its owner moved elsewhere is found here, by the next tick.
+        if let observed = enforcementInputs?.observed {
+            for processes in observed.values {
+                for process in processes where process.ownCgroup != nil {
+                    table.rereadControlGroup(of: process.identity.pid)
+                }
+            }
+        }
         if enforcementInputs?.tableChanges != table.changeCount
             || enforcementInputs?.shieldRevision != runtime.shieldRevision
         {
