@@ -199,6 +199,7 @@ public final class Enforcer {
                 guard let freezer else {
                     return .failed(EnforcementError(.thawFailed, "thawing \(cgroup): no cgroup2 file system"))
                 }
+                unsettledFreezes.remove(cgroup)
                 return try freezer.thaw(cgroup, timeout: freezeTimeout) == .settled ? .done : .gone
             }
         } catch {

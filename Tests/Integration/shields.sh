@@ -119,6 +119,10 @@ as_user sh -c "printf '[Desktop Entry]\nType=Application\nName=SuperTuxKart\nExe
 inside cp "$WORK/supertuxkart" "$WORK/session-helper"
 as_user systemd-run --user --quiet --unit=session-helper -E GAME_MODE=busy "$WORK/session-helper"
 HELPER=$(inside pgrep -u sbuser1 -x session-helper | head -1)
+# A game of the user's own (a copy in their home, as a download would be), started without a desktop entry.
+as_user cp "$WORK/supertuxkart" /home/sbuser1/homegame
+as_user systemd-run --user --quiet --unit=homegame -E GAME_MODE=busy /home/sbuser1/homegame
+HOMEGAME=$(inside pgrep -u sbuser1 -x homegame | head -1)
 as_user sh -c 'cat > /home/sbuser1/.config/screentime/policy.toml' <<POL
 [[downtime]]
 name = "now"
@@ -128,6 +132,7 @@ POL
 # Bounded: a downtime that froze the desktop's own processes (D-Bus, the service manager) would hang the start.
 check "under a downtime the service starts" as_user timeout 20 systemctl --user start screentimed.service
 check "under a downtime the launched game A is held" wait_for 10 held "$GAME_A"
+check "under a downtime a program of the user's own is held" wait_for 5 held "${HOMEGAME:-0}"
 check "under a downtime a program known only by its file name runs on" \
     sh -c "[ \$($(declare -f inside ticks ticks_over); SANDBOX=$SANDBOX NAME=$NAME; ticks_over ${HELPER:-0} 0.5) -gt 10 ]"
 check "under a downtime no process of the user is stopped (state T)" \

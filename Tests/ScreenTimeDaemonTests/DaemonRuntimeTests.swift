@@ -218,7 +218,9 @@ import UsageStore
                 == .terminate(grace: .seconds(5)))
         // Another user's game is not closed by it.
         #expect(harness.runtime.mode(for: game, app: AppID("org.example.Game"), user: UserID(1001)) == .freeze)
-        // Once the shield is down, the request is forgotten.
+        // Kept while the shield is up, forgotten once it is down.
+        harness.runtime.keepCloseRequests(for: [])
+        #expect(harness.runtime.closeRequested == [.limit(SettingsStoreName("limit.games"), of: Self.user)])
         var actions: [DaemonRuntime.Action] = []
         _ = harness.runtime.grantExtraTime(.seconds(10), limit: "games", to: Self.user, at: harness.now, into: &actions)
         harness.runtime.keepCloseRequests(for: [])

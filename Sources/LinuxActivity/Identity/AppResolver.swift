@@ -57,7 +57,7 @@ public struct AppResolver: Sendable {
     /// The file the process runs: the interpreter's script when the executable is an interpreter running one, the
     /// program the dynamic loader loaded when it was run through the loader (`ld.so /usr/bin/game`), else the
     /// executable. Falls back to argv[0] when `/proc/PID/exe` is unreadable (another user's process, not root).
-    func program(of entry: ProcessEntry) -> (path: String, isScript: Bool)? {
+    public func program(of entry: ProcessEntry) -> (path: String, isScript: Bool)? {
         let executable = entry.executable ?? entry.arguments.first.flatMap { $0.isEmpty ? nil : $0 }
         guard let executable else { return nil }
         if Self.isDynamicLoader(baseName(executable)), let loaded = loadedProgram(of: entry, loader: executable) {

@@ -35,7 +35,7 @@ extension Daemon {
                     }
                     for pid in pids {
                         guard let entry = table.entries[pid], entry.user == user, pid != Self.ownProcess,
-                            named || Self.isLaunchedApp(entry.app, label: label, catalog: catalog)
+                            named || Self.isLaunchedApp(entry, label: label, catalog: catalog)
                         else { continue }
                         // Users who share an app and whose policies disagree on its mode get it frozen: no one's
                         // app is ended by another's policy.
@@ -68,15 +68,20 @@ extension Daemon {
         report(enforcer.apply(desired: desired, observed: observed, at: ContinuousClock.now))
     }
 
-    /// Whether a shield that covers categories (a downtime, a limit of categories or of all use) holds a process of
-    /// the app `label`: an app the person launched — a desktop entry shown in menus, a flatpak, an app's own unit
-    /// (`app-….scope`) — but not a program known only by its file name or by an entry hidden from menus, which is
-    /// what the desktop's own processes are (X server, compositor, shell, D-Bus, audio, the service manager, this
-    /// daemon and its agent). A shield that names an app holds it however it is known.
-    static func isLaunchedApp(_ app: ResolvedApp?, label: AppLabel, catalog: AppCatalog) -> Bool {
-        if let source = app?.source, source == .unit || source == .flatpak { return true }
-        guard let id = label.desktopEntryID, let entry = catalog.desktopEntries.entries[id] else { return false }
-        return !entry.noDisplay
+    /// Whether a shield that covers categories (a downtime, a limit of categories or of all use) holds the process
+    /// `entry` of the app `label`: an app the person launched — a flatpak, an app with a desktop entry shown in menus,
+    /// or a program of their own (its file, or its script's, belongs to them: a game downloaded or copied into their
+    /// home) — but not the system's programs known only by their file name, or by an entry hidden from menus, which
+    /// is what the desktop's own processes are (X server, compositor, shell, D-Bus, audio, accessibility, the service
+    /// manager, this daemon and its agent). A shield that names an app holds it however it is known.
+    static func isLaunchedApp(_ entry: ProcessEntry, label: AppLabel, catalog: AppCatalog) -> Bool {
+        if entry.app?.source == .flatpak { return true }
+        if let id = label.desktopEntryID, let desktopEntry = catalog.desktopEntries.entries[id] {
+            return !desktopEntry.noDisplay
+        }
+        guard let program = AppResolver().program(of: entry) else { return false }
+        var status = stat()
+        return stat(program.path, &status) == 0 && status.st_uid == entry.user.rawValue
     }
 
     /// This process: never held, whatever its policy says.

@@ -76,13 +76,17 @@ struct PolicySources {
             let diagnosis = Policy.diagnose(fileAt: file.path, role: role)
             switch diagnosis.result {
             case .success(let policy):
-                if lastGood[file.path] != policy {
-                    changed = true
-                    if let text = diagnosis.text, let error = saveCopy(text, of: file) { saveErrors.append(error) }
-                }
+                if lastGood[file.path] != policy { changed = true }
                 lastGood[file.path] = policy
+                // Also when the policy is the same: a copy that could not be written last time is written now.
+                if let text = diagnosis.text, let error = saveCopy(text, of: file) { saveErrors.append(error) }
             case .failure(let error):
                 problems += error.problems
+                // A file removed limits nobody after a restart: its copy goes too.
+                if !FileManager.default.fileExists(atPath: file.path) {
+                    try? FileManager.default.removeItem(atPath: copyPath(of: file))
+                    continue
+                }
                 // At start nothing of the file is in force yet: its last good text, saved by an earlier run, is.
                 if lastGood[file.path] == nil, let saved = savedCopy(of: file, role: role) {
                     lastGood[file.path] = saved

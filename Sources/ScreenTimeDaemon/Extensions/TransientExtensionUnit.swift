@@ -13,7 +13,8 @@ enum TransientExtensionUnit {
         limits: ExtensionLimits
     ) throws(LinuxActivityError) -> String {
         let name =
-            "screentime-extension-\(ServiceManagerConfiner.unitNamePart(activity))-\(user.rawValue)-"
+            // The activity's name, escaped, cut to keep the unit's name under systemd's 255 characters.
+            "screentime-extension-\(ServiceManagerConfiner.unitNamePart(activity).prefix(160))-\(user.rawValue)-"
             + "\(UInt32.random(in: 0...UInt32.max)).service"
         let arguments = [executable] + ExtensionRunner.arguments(callback: callback, activity: activity, event: event)
         var environment = ["SCREENTIME_CALLBACK=\(callback.rawValue)", "SCREENTIME_ACTIVITY=\(activity)"]

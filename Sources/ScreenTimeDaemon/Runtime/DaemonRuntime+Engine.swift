@@ -65,7 +65,7 @@ extension DaemonRuntime {
         into actions: inout [Action]
     ) {
         run(
-            engine.handle(.settingsStoreChanged(user: user, store: store, settings: settings), at: now), at: now,
+            storeChanged(user: user, store: store, settings: settings, at: now), at: now,
             into: &actions)
     }
 
@@ -82,9 +82,7 @@ extension DaemonRuntime {
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.insert(activity)
                     for user in knownUsers where downtime.users.includes(user) {
-                        queue += engine.handle(
-                            .settingsStoreChanged(user: user, store: downtime.store, settings: downtime.shield), at: now
-                        )
+                        queue += storeChanged(user: user, store: downtime.store, settings: downtime.shield, at: now)
                     }
                     actions.append(
                         .log(
@@ -92,8 +90,7 @@ extension DaemonRuntime {
                             ["activity": "\(activity)"].merging(JournalMessage.downtimeStarted.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
                     for user in knownUsers where limit.applies(to: user) {
-                        queue += engine.handle(
-                            .settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                        queue += storeChanged(user: user, store: limit.store, settings: nil, at: now)
                     }
                     actions.append(
                         .log(
@@ -104,8 +101,7 @@ extension DaemonRuntime {
                 if let downtime = plan.downtimeShields[activity] {
                     activeDowntimes.remove(activity)
                     for user in knownUsers where downtime.users.includes(user) {
-                        queue += engine.handle(
-                            .settingsStoreChanged(user: user, store: downtime.store, settings: nil), at: now)
+                        queue += storeChanged(user: user, store: downtime.store, settings: nil, at: now)
                     }
                     actions.append(
                         .log(
@@ -113,8 +109,7 @@ extension DaemonRuntime {
                             ["activity": "\(activity)"].merging(JournalMessage.downtimeEnded.metadata) { $1 }))
                 } else if let limit = plan.limit(for: activity), activity == limit.activity {
                     for user in knownUsers where limit.applies(to: user) {
-                        queue += engine.handle(
-                            .settingsStoreChanged(user: user, store: limit.store, settings: nil), at: now)
+                        queue += storeChanged(user: user, store: limit.store, settings: nil, at: now)
                     }
                 }
             case .intervalWillStartWarning, .intervalWillEndWarning:
@@ -141,8 +136,7 @@ extension DaemonRuntime {
                             $1
                         }))
                 actions.append(.limitReached(now.monotonic))
-                queue += engine.handle(
-                    .settingsStoreChanged(user: user, store: limit.store, settings: limit.shield), at: now)
+                queue += storeChanged(user: user, store: limit.store, settings: limit.shield, at: now)
                 let extra = limit.shieldText.extraTime.flatMap { extra -> String? in
                     shieldGrants(of: limit, for: user) < limit.shieldText.extraTimesPerDay
                         ? "\(Self.describe(extra)) more" : nil

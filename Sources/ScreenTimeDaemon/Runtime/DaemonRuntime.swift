@@ -187,6 +187,15 @@ public struct DaemonRuntime {
 
     mutating func requestClose(_ request: CloseRequest) { closeRequested.insert(request) }
 
+    /// Sets a settings store of the engine. The shield's mode follows which stores are up (`mode(for:app:user:)`),
+    /// so enforcement looks again even when the user's combined shield stays the same.
+    mutating func storeChanged(user: UserID, store: SettingsStoreName, settings: ShieldSettings?, at now: Now)
+        -> [ActivityEngine.Action]
+    {
+        shieldRevision &+= 1
+        return engine.handle(.settingsStoreChanged(user: user, store: store, settings: settings), at: now)
+    }
+
     /// The engine asked for its snapshot to be saved: the next tick flushes, with it.
     mutating func requestSnapshot() {
         snapshotRequested = true
