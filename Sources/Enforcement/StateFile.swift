@@ -21,9 +21,6 @@ public struct StateFile: Sendable {
         var bootID: String?
     }
 
-    /// This boot's identity.
-    static let bootID = (try? TextFile.read("/proc/sys/kernel/random/boot_id"))?.filter { !$0.isWhitespace }
-
     /// Reads what a previous run held; empty when there is no file, or when it was written in another boot (the
     /// processes and scopes it names are gone with that boot, and a pid and start time of this boot may match one
     /// of them).
@@ -49,7 +46,7 @@ public struct StateFile: Sendable {
                 .stateFileFailed,
                 "\(path) has format version \(stamped.version), expected \(HeldResources.currentVersion)")
         }
-        if let written = stamped.bootID, let now = Self.bootID, written != now { return HeldResources() }
+        if let written = stamped.bootID, let now = BootID.current, written != now { return HeldResources() }
         return HeldResources(apps: stamped.apps)
     }
 
@@ -68,7 +65,7 @@ public struct StateFile: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let bytes: Data
         do {
-            bytes = try encoder.encode(Stamped(version: held.version, apps: held.apps, bootID: Self.bootID))
+            bytes = try encoder.encode(Stamped(version: held.version, apps: held.apps, bootID: BootID.current))
         } catch {
             throw EnforcementError(.stateFileFailed, "encoding the state for \(path): \(error)")
         }

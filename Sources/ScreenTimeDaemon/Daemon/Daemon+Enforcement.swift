@@ -33,14 +33,18 @@ extension Daemon {
                     guard named || shield.applicationCategories.shields(label.token, in: label.categoryToken) else {
                         continue
                     }
+                    var decided = false
                     for pid in pids {
                         guard let entry = table.entries[pid], entry.user == user, pid != Self.ownProcess,
                             named || Self.isLaunchedApp(entry, label: label, catalog: catalog)
                         else { continue }
-                        // Users who share an app and whose policies disagree on its mode get it frozen: no one's
-                        // app is ended by another's policy.
-                        let mode = runtime.mode(for: (label.token, label.categoryToken), app: app, user: user)
-                        desired[app] = desired[app].map { $0 == mode ? mode : .freeze } ?? mode
+                        if !decided {
+                            // Once per app and user. Users who share an app and whose policies disagree on its mode
+                            // get it frozen: no one's app is ended by another's policy.
+                            let mode = runtime.mode(for: (label.token, label.categoryToken), app: app, user: user)
+                            desired[app] = desired[app].map { $0 == mode ? mode : .freeze } ?? mode
+                            decided = true
+                        }
                         let path = entry.controlGroup?.path
                         // The daemon's own unit is never rearranged.
                         let movable = path.map { !$0.contains("/screentimed.service") } ?? false

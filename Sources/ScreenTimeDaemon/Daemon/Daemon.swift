@@ -97,7 +97,7 @@ public final class Daemon {
         collector = Collector(configuration: configuration, tokenizer: tokenizer)
         storeWriter = StoreWriter(
             databasePath: settings.databasePath, snapshotFile: SnapshotFile(path: settings.snapshotPath),
-            bootID: Self.bootID(), logger: logger)
+            bootID: BootID.current ?? "unknown", logger: logger)
         let freezer = try? Freezer()
         enforcer = Enforcer(
             stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer,
@@ -288,11 +288,6 @@ public final class Daemon {
                     "monitor extension failed", metadata: ["extension": "\(executable)", "outcome": "\(outcome)"])
             }
         }
-    }
-
-    static func bootID() -> String {
-        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
     }
 }
 

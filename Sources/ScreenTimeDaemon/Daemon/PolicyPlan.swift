@@ -252,7 +252,7 @@ public struct PolicyPlan: Sendable {
         var event = limit.event
         event.threshold = extra
         event.includesPastActivity = false
-        let prefix = fromShield ? fromShieldPrefix(of: limit, for: user) : "extra.\(limit.key).\(user.rawValue)."
+        let prefix = fromShield ? fromShieldPrefix(of: limit, for: user) : extraPrefix(of: limit, for: user)
         return ActivityRegistration(
             name: DeviceActivityName("\(prefix)\(number)"),
             schedule: ActivitySchedule(
@@ -264,6 +264,11 @@ public struct PolicyPlan: Sendable {
     /// What the names of the extra time `user` took from `limit`'s shield begin with: those the shield's
     /// `extra_times_per_day` counts.
     public static func fromShieldPrefix(of limit: Limit, for user: UserID) -> String {
-        "extra.\(limit.key).\(user.rawValue).shield."
+        extraPrefix(of: limit, for: user) + "shield."
+    }
+
+    /// What the names of all the extra time `user` has after `limit` begin with (`limit(for:)` reads them back).
+    private static func extraPrefix(of limit: Limit, for user: UserID) -> String {
+        "extra.\(limit.key).\(user.rawValue)."
     }
 }
