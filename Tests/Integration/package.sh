@@ -142,6 +142,17 @@ check "a child-owned policy is refused, and status says why" \
 sleep 1
 check "the game stays frozen under the refused policy" inside grep -qx 'frozen 1' "$SCOPE/cgroup.events"
 inside chown root /etc/screentime/users/sbuser1.toml
+# An editor that saves by moving the file aside and writing it anew: its limits hold through the gap (without the
+# grace the default policy, whose limit is far off, would cover the child for that second and thaw the game).
+sleep 1
+BEFORE=$(ticks)
+inside sh -c 'cd /etc/screentime/users && mv sbuser1.toml .sbuser1.toml.swp && sleep 1 && cp -p .sbuser1.toml.swp sbuser1.toml && rm .sbuser1.toml.swp'
+sleep 1
+AFTER=$(ticks)
+echo "game while its policy file was missing for 1 s: $((AFTER - BEFORE)) ticks in 2 s"
+check "a policy file missing for 1 s while an editor writes it keeps the game frozen (<= 2 ticks)" test $((AFTER - BEFORE)) -le 2
+check "the journal says the missing file's limits stay for now" \
+    inside journalctl -q -u screentimed.service --grep 'a policy file is missing: its limits stay in force'
 # The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
 # always-allowed calculator, through the dynamic loader, or as a copy under another name, it is the game, and frozen
 # within a second or so.

@@ -168,7 +168,8 @@ import Testing
         settings.userPoliciesFolder = users
         settings.databasePath = folder + "/state/usage.sqlite"
         var sources = PolicySources(settings: settings)
-        let first = sources.read()
+        let start = MonotonicInstant(nanoseconds: 0)
+        let first = sources.read(at: start)
         #expect(first.error == nil)
         #expect(first.scopes?.map(\.qualifier) == [nil, "root"])
         #expect(first.scopes?.last?.users == [UserID(0)])
@@ -176,27 +177,29 @@ import Testing
 
         try write(String(format: limit, "0s"), to: users + "/root.toml")
         #expect(sources.changed())
-        let refused = sources.read()
+        let refused = sources.read(at: start)
         #expect(refused.error?.problems.first?.file == users + "/root.toml")
         #expect(refused.scopes?.last?.policy.limits.first?.daily == .seconds(3600))
 
         chown(folder + "/default.toml", 1000, 1000)
-        let untrusted = sources.read()
+        let untrusted = sources.read(at: start)
         #expect(untrusted.error?.problems.contains { $0.message.contains("belongs to uid 1000, not root") } == true)
         #expect(untrusted.scopes?.first?.policy.limits.first?.daily == .seconds(20))
 
         chown(folder + "/default.toml", 0, 0)
-        #expect(sources.read().error?.problems.map(\.file) == [users + "/root.toml"])
+        #expect(sources.read(at: start).error?.problems.map(\.file) == [users + "/root.toml"])
         // A restart while root.toml is refused enforces its last good text, kept beside the ledger.
         var restarted = PolicySources(settings: settings)
-        let afterRestart = restarted.read()
+        let afterRestart = restarted.read(at: start)
         #expect(afterRestart.error?.problems.map(\.file) == [users + "/root.toml"])
         #expect(afterRestart.restoredCopies == [folder + "/state/last-good-policies/user.root.toml"])
         #expect(afterRestart.scopes?.map(\.qualifier) == [nil, "root"])
         #expect(afterRestart.scopes?.last?.policy.limits.first?.daily == .seconds(3600))
 
+        // Removed: in force for the grace (an editor may be writing it anew), then lifted.
         unlink(users + "/root.toml")
-        #expect(sources.read().scopes?.map(\.qualifier) == [nil])
+        #expect(sources.read(at: start).scopes?.map(\.qualifier) == [nil, "root"])
+        #expect(sources.read(at: start + PolicySources.removalGrace).scopes?.map(\.qualifier) == [nil])
         // Its copy goes with it: a later start doesn't bring the removed file's limits back.
         #expect(!FileManager.default.fileExists(atPath: folder + "/state/last-good-policies/user.root.toml"))
     }

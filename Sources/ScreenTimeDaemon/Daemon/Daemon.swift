@@ -131,7 +131,15 @@ public final class Daemon {
     /// error, if any.
     @discardableResult
     public func reload(at now: Now) -> PolicyError? {
-        let reading = policySources.read()
+        let reading = policySources.read(at: now.monotonic)
+        for path in reading.missing {
+            logger.notice(
+                "a policy file is missing: its limits stay in force unless it is still missing in a few seconds",
+                metadata: ["path": "\(path)", "grace": "\(PolicySources.removalGrace)"])
+        }
+        for path in reading.removed {
+            logger.notice("a policy file was removed: its limits are lifted", metadata: ["path": "\(path)"])
+        }
         for copy in reading.restoredCopies {
             logger.notice(
                 "a policy file is refused: its last good text, saved earlier, is in force",
@@ -152,15 +160,18 @@ public final class Daemon {
         return reading.error
     }
 
-    /// Reloads the policies if a file changed since they were last read (edited, replaced, added or removed; while
-    /// one is missing, its policy in force stays); the engine loop calls it when a watched folder reports a change.
+    /// Reloads the policies if a file changed since they were last read (edited, replaced, added or removed), or a
+    /// missing file's grace is over; the engine loop calls it when a watched folder reports a change, and each tick.
     /// Returns whether it read them.
     @discardableResult
     public func reloadIfPolicyChanged(at now: Now) -> Bool {
-        guard policySources.changed() else { return false }
+        guard policySources.changed() || policyRemovalDue(at: now) else { return false }
         reload(at: now)
         return true
     }
+
+    /// Whether a missing policy file's grace is over: a reload lifts its policy.
+    public func policyRemovalDue(at now: Now) -> Bool { policySources.removalDue(at: now.monotonic) }
 
     /// One tick: sample, count, decide, record, enforce.
     public func tick(at now: Now) {

@@ -1,16 +1,21 @@
 import Enforcement
 import Foundation
+import ScreenTimeEngine
 import ScreenTimeModel
 import SystemPackage
 
 /// The policy files the daemon reads and the last good policy of each: one file in individual mode; in guardian
 /// mode the default policy and each user's own (`GuardianPolicies`), each kept when a new version is refused, so
 /// that one bad file never lifts anyone's limits. The last good text of each is also kept on disk
-/// (`DaemonSettings.lastGoodPoliciesFolder`): a restart while a file is refused enforces that text.
+/// (`DaemonSettings.lastGoodPoliciesFolder`): a restart while a file is refused enforces that text. A file that goes
+/// missing keeps its policy in force for `removalGrace` (an editor that saves by writing a new file leaves a gap);
+/// removed for longer, it limits nobody.
 struct PolicySources {
     let settings: DaemonSettings
     /// Each file's last good policy, by path.
-    private var lastGood: [String: Policy] = [:]
+    private var lastGood: [String: (file: GuardianPolicies.File, policy: Policy)] = [:]
+    /// The files read before that are missing now, with when each was first found missing.
+    private var missingSince: [String: MonotonicInstant] = [:]
     /// What the files looked like when last read (and the password database, in guardian mode).
     private var stamps: [String: FileStamp?] = [:]
 
@@ -25,7 +30,16 @@ struct PolicySources {
         /// The saved last good copies put in force for refused files, and what could not be saved.
         var restoredCopies: [String] = []
         var saveErrors: [String] = []
+        /// Files found missing by this reading, in force for `removalGrace` more; files removed for that long, whose
+        /// policy this reading lifted.
+        var missing: [String] = []
+        var removed: [String] = []
     }
+
+    /// How long a file read before may be missing while its policy stays in force: an editor that saves by removing
+    /// the file (or renaming it aside) and writing it anew leaves a gap of milliseconds, and no shield may let go
+    /// in it; the guardian who removes a file lifts its limits this long after.
+    static let removalGrace: Duration = .seconds(3)
 
     init(settings: DaemonSettings) {
         self.settings = settings
@@ -56,6 +70,11 @@ struct PolicySources {
     /// Whether anything read changed since the last reading.
     func changed() -> Bool { stamps(of: files) != stamps }
 
+    /// Whether a missing file's grace is over at `now`: the next reading lifts its policy.
+    func removalDue(at now: MonotonicInstant) -> Bool {
+        missingSince.values.contains { now - $0 >= Self.removalGrace }
+    }
+
     private func stamps(of files: [GuardianPolicies.File]) -> [String: FileStamp?] {
         var current: [String: FileStamp?] = [:]
         for file in files { current[file.path] = FileStamp(path: file.path) }
@@ -63,46 +82,66 @@ struct PolicySources {
         return current
     }
 
-    /// Reads every file.
-    mutating func read() -> Reading {
+    /// Reads every file at `now`.
+    mutating func read(at now: MonotonicInstant) -> Reading {
         let files = files
         stamps = stamps(of: files)
         var problems: [PolicyError.Problem] = []
         var changed = false
-        var restored: [String] = []
-        var saveErrors: [String] = []
+        var reading = Reading(limitedApps: [])
         for file in files {
+            // A file in force that is missing now: see below.
+            if lastGood[file.path] != nil, !FileManager.default.fileExists(atPath: file.path) { continue }
             let role = guardian ? file.role : .individual
             let diagnosis = Policy.diagnose(fileAt: file.path, role: role)
             switch diagnosis.result {
             case .success(let policy):
-                if lastGood[file.path] != policy { changed = true }
-                lastGood[file.path] = policy
+                if lastGood[file.path]?.policy != policy || lastGood[file.path]?.file != file { changed = true }
+                lastGood[file.path] = (file, policy)
                 // Also when the policy is the same: a copy that could not be written last time is written now.
-                if let text = diagnosis.text, let error = saveCopy(text, of: file) { saveErrors.append(error) }
+                if let text = diagnosis.text, let error = saveCopy(text, of: file) { reading.saveErrors.append(error) }
             case .failure(let error):
                 problems += error.problems
-                // A file removed limits nobody after a restart: its copy goes too.
-                if !FileManager.default.fileExists(atPath: file.path) {
+                // A file missing at start limits nobody: its copy goes too.
+                guard FileManager.default.fileExists(atPath: file.path) else {
                     try? FileManager.default.removeItem(atPath: copyPath(of: file))
                     continue
                 }
                 // At start nothing of the file is in force yet: its last good text, saved by an earlier run, is.
                 if lastGood[file.path] == nil, let saved = savedCopy(of: file, role: role) {
-                    lastGood[file.path] = saved
-                    restored.append(copyPath(of: file))
+                    lastGood[file.path] = (file, saved)
+                    reading.restoredCopies.append(copyPath(of: file))
                     changed = true
                 }
             }
         }
-        // A file removed by the guardian (or a default policy no longer read) no longer limits anyone.
         let paths = Set(files.map(\.path))
-        for path in lastGood.keys where !paths.contains(path) {
-            lastGood[path] = nil
-            changed = true
+        for (path, kept) in lastGood {
+            if FileManager.default.fileExists(atPath: path) {
+                missingSince[path] = nil
+                // A default policy no longer read (the legacy file once default.toml is written) limits nobody.
+                if !paths.contains(path) {
+                    lastGood[path] = nil
+                    changed = true
+                }
+                continue
+            }
+            // Missing: in force for the grace, then lifted, and its copy goes (it limits nobody after a restart).
+            let since = missingSince[path] ?? now
+            if missingSince[path] == nil { reading.missing.append(path) }
+            missingSince[path] = since
+            if now - since >= Self.removalGrace {
+                lastGood[path] = nil
+                missingSince[path] = nil
+                try? FileManager.default.removeItem(atPath: copyPath(of: kept.file))
+                reading.removed.append(path)
+                changed = true
+            }
         }
-        forgetCopies(keeping: Set(files.map(copyPath(of:))))
-        let usable = files.compactMap { file in lastGood[file.path].map { (file: file, policy: $0) } }
+        missingSince = missingSince.filter { lastGood[$0.key] != nil }
+        forgetCopies(keeping: Set(files.map(copyPath(of:)) + lastGood.values.map { copyPath(of: $0.file) }))
+        // The default policy first, then the users' own, as the folder lists them.
+        let usable = lastGood.values.sorted { ($0.file.user ?? "", $0.file.path) < ($1.file.user ?? "", $1.file.path) }
         var scopes: [PolicyPlan.Scope]
         var limited: Set<AppID> = []
         if !guardian {
@@ -120,9 +159,10 @@ struct PolicySources {
             changed = true
         }
         // Without mistakes the plan is applied again (a file fixed back to its last good text clears the error).
-        return Reading(
-            scopes: changed || problems.isEmpty ? scopes : nil, error: PolicyError(problems: problems),
-            limitedApps: limited, restoredCopies: restored, saveErrors: saveErrors)
+        reading.scopes = changed || problems.isEmpty ? scopes : nil
+        reading.error = PolicyError(problems: problems)
+        reading.limitedApps = limited
+        return reading
     }
 
     // MARK: - Last good copies

@@ -112,7 +112,9 @@ public final class EngineLoop: Service, @unchecked Sendable {
                 SystemTimeZone.checkForChange()
                 now = Clocks.now()
             }
-            if changed.policy, daemon.reloadIfPolicyChanged(at: now) { ticksUntilRelease = Self.ticksBeforeRelease }
+            if changed.policy || daemon.policyRemovalDue(at: now), daemon.reloadIfPolicyChanged(at: now) {
+                ticksUntilRelease = Self.ticksBeforeRelease
+            }
             let monotonic = now.monotonic
             if monotonic >= nextTick {
                 daemon.tick(at: now)
