@@ -45,7 +45,7 @@ struct AgentCommand: AsyncParsableCommand {
         }
         let notifier = SessionBusNotifier(user: user, logger: logger, answered: { wakeup.signal() })
         let agent = Agent(
-            user: user, guardian: Self.isGuardian(), askSeconds: UInt32(askMinutes * 60), notifier: notifier,
+            user: user, guardian: Guardians.include(getuid()), askSeconds: UInt32(askMinutes * 60), notifier: notifier,
             logger: logger)
         let bus: Bus
         do {
@@ -62,20 +62,6 @@ struct AgentCommand: AsyncParsableCommand {
         async let shown: Void = notifier.run()
         DetachedThread.start(name: "agent") { agent.serve(bus, wakeup: wakeup) }
         await shown
-    }
-
-    /// Whether this user answers requests: root, or a member of an administrators' group.
-    static func isGuardian() -> Bool {
-        if getuid() == 0 { return true }
-        var count: Int32 = 64
-        var groups = [gid_t](repeating: 0, count: 64)
-        guard let name = getpwuid(getuid())?.pointee.pw_name,
-            getgrouplist(name, getgid(), &groups, &count) >= 0
-        else { return false }
-        return groups.prefix(Int(count)).contains { gid in
-            guard let group = getgrgid(gid)?.pointee.gr_name else { return false }
-            return ["sudo", "admin", "wheel"].contains(String(cString: group))
-        }
     }
 }
 

@@ -48,7 +48,7 @@ struct AskCommand: AsyncParsableCommand {
 struct RequestsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "requests",
-        abstract: "List today's requests for more time (root: everyone's; others: their own).",
+        abstract: "List today's requests for more time (guardians: everyone's; others: their own).",
         discussion: "Asked of the guardian's daemon (org.screentime.Daemon1.Requests).")
 
     @Flag(help: "Print JSON.")

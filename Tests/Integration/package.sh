@@ -107,6 +107,10 @@ gcc -O1 -o "$WORK/notification-server" "$HERE/fixtures/notification-server.c" $(
 as_child systemd-run --user --quiet --unit=notification-server \
     /bin/sh -c "exec $WORK/notification-server 'Time limit reached' extra-time > /home/sbuser1/shown.log"
 as_child sh -c 'exec screentime agent > /home/sbuser1/agent.log 2>&1' &
+# Listeners on the system bus: another user (sbuser2, no administrator) and root, a guardian. The daemon's signals
+# go only to the connections of whom they concern: sbuser2 hears neither the child's shield nor their request.
+inside sh -c 'runuser -u sbuser2 -- timeout 300 dbus-monitor --system "type=signal,sender=org.screentime.ScreenTime1" > /tmp/sibling.log 2>&1 &'
+inside sh -c 'timeout 300 gdbus monitor --system --dest org.screentime.ScreenTime1 > /tmp/guardian.log 2>&1 &'
 check "the child's agent runs" wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -f 'screentime agent')\" ]"
 check "at the limit the game is moved into a root-owned scope of user-2001.slice" wait_for 40 guarded
 SCOPE=/sys/fs/cgroup$(game_cgroup)
@@ -183,6 +187,12 @@ check "the child asks for more time" sh -c "$SANDBOX run $NAME -- runuser -u sbu
 check "root's screentime requests lists it" inside sh -c 'screentime requests | grep -q "sbuser1  2 min  waiting  \"homework\""'
 check "the request is in the journal with its MESSAGE_ID" \
     wait_for 5 inside journalctl -q -u screentimed.service MESSAGE_ID=d97d22e9d30f46c282cf15e11f909bb4 --grep 'more time asked for'
+check "a guardian's connection hears the request filed" \
+    wait_for 5 inside sh -c 'grep RequestFiled /tmp/guardian.log | grep -q homework'
+check "another user's connection hears neither the child's shield nor their request" \
+    inside sh -c '! grep -E "RequestFiled|Notification|homework|Time limit" /tmp/sibling.log'
+check "a user who is no guardian lists only their own requests" \
+    sh -c "[ \"\$($SANDBOX run $NAME -- runuser -u sbuser2 -- screentime requests --json | jq length)\" = 0 ]"
 check "the child's own approve --all is refused" sh -c "! $SANDBOX run $NAME -- runuser -u sbuser1 -- screentime approve --all 2>/dev/null"
 check "the child's extra is refused" sh -c "! $SANDBOX run $NAME -- runuser -u sbuser1 -- screentime extra --minutes 5 2>/dev/null"
 sleep 1

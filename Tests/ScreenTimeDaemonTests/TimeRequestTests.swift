@@ -81,3 +81,44 @@ import Testing
         #expect(again == [true, false])
     }
 }
+
+/// The requests file: ids never given twice, a file of earlier versions read, a broken one kept aside.
+@Suite struct RequestsFileTests {
+    static let filed = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func idsGoOnAfterTheRequestsOfAnEarlierDayAreForgottenAndTheDaemonRestarts() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/requests.json"
+        var first = TimeRequests(path: path)
+        for _ in 0..<3 { _ = first.file(user: .init(1001), name: "ana", seconds: 60, reason: "", at: Self.filed) }
+        first.forget(before: Self.filed + 86_400)
+        #expect(first.requests.isEmpty)
+        var restarted = TimeRequests(path: path)
+        #expect(restarted.loadProblem == nil)
+        let next = restarted.file(user: .init(1001), name: "ana", seconds: 60, reason: "", at: Self.filed + 86_500)
+        #expect(next?.id == 4)
+    }
+
+    @Test func aListOfRequestsAsEarlierVersionsWroteItIsRead() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/requests.json"
+        let old = TimeRequest(
+            id: 7, user: 1001, userName: "ana", seconds: 300, reason: "homework", filedAt: Self.filed, state: .pending)
+        try BusJSON.encode([old]).write(toFile: path, atomically: true, encoding: .utf8)
+        var requests = TimeRequests(path: path)
+        #expect(requests.requests == [old] && requests.loadProblem == nil)
+        #expect(requests.file(user: .init(1001), name: "ana", seconds: 60, reason: "", at: Self.filed)?.id == 8)
+    }
+
+    @Test func aBrokenFileIsKeptAsideAndSaid() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/requests.json"
+        try "[{\"id\": 1, \"us".write(toFile: path, atomically: true, encoding: .utf8)
+        let requests = TimeRequests(path: path, at: Self.filed)
+        let aside = path + ".broken-1800000000"
+        #expect(requests.requests.isEmpty)
+        #expect(requests.loadProblem == "\(path) is not a list of requests; kept as \(aside)")
+        #expect(FileManager.default.contents(atPath: aside) == Data("[{\"id\": 1, \"us".utf8))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}

@@ -1,7 +1,7 @@
 import CSystemd
 import Glibc
-import SystemPackage
 import ScreenTimeModel
+import SystemPackage
 
 /// A connection to a D-Bus bus through sd-bus(3): method calls with typed arguments, properties, signal matches,
 /// exported objects, well-known names and a non-blocking event loop step. Every sd-bus connection function the
@@ -104,6 +104,23 @@ public final class Bus: @unchecked Sendable {
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "GetConnectionUnixProcessID", arguments: [.string(name)], timeout: timeout)
         return reply?.readAll().first?.uint32Value.map { ProcessID(Int32(bitPattern: $0)) }
+    }
+
+    /// The unique names (`:1.42`) of the connections on the bus; nil when the bus driver did not answer.
+    public func connectionNames(timeout: Duration? = nil) -> [String]? {
+        let reply = try? call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "ListNames", timeout: timeout)
+        guard case .array(_, let names)? = reply?.readAll().first else { return nil }
+        return names.compactMap(\.stringValue).filter { $0.hasPrefix(":") }
+    }
+
+    /// The uid the connection `name` (`:1.42`) runs as, as the bus driver knows it; nil when it is gone.
+    public func unixUser(ofConnection name: String, timeout: Duration? = nil) -> UInt32? {
+        let reply = try? call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixUser", arguments: [.string(name)], timeout: timeout)
+        return reply?.readAll().first?.uint32Value
     }
 
     /// The bus socket, to wait on with `poll(2)` for `POLLIN` before calling `process()`.
@@ -249,17 +266,19 @@ public final class Bus: @unchecked Sendable {
         _ = sd_bus_release_name(handle, name)
     }
 
-    /// Broadcasts the signal `interface.member` from the object at `path` with `arguments`.
+    /// Sends the signal `interface.member` from the object at `path` with `arguments`: to every connection whose
+    /// match rules take it, or only to the connection `destination` (`:1.42`) when one is given.
     ///
-    /// The C function is `sd_bus_message_new_signal(3)`.
-    public func emitSignal(path: String, interface: String, member: String, arguments: [BusValue] = [])
-        throws(LinuxActivityError)
-    {
+    /// The C functions are `sd_bus_message_new_signal(3)` and `sd_bus_message_set_destination(3)`.
+    public func emitSignal(
+        path: String, interface: String, member: String, arguments: [BusValue] = [], destination: String? = nil
+    ) throws(LinuxActivityError) {
         var created: OpaquePointer?
         var result = sd_bus_message_new_signal(handle, &created, path, interface, member)
         if result >= 0, let created {
             let message = BusMessage(taking: created)
-            result = message.append(arguments)
+            if let destination { result = sd_bus_message_set_destination(created, destination) }
+            if result >= 0 { result = message.append(arguments) }
             if result >= 0 { result = message.send() }
         }
         guard result >= 0 else {

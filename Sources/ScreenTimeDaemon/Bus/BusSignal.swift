@@ -18,3 +18,19 @@ public enum BusSignal: Hashable, Sendable {
     /// `org.freedesktop.DBus.Properties.PropertiesChanged` for `Daemon1`'s changing properties.
     case daemonPropertiesChanged
 }
+
+extension BusSignal {
+    /// Whether the signal is for connections of `uid` where signals go only to whom they concern (guardian mode, on
+    /// the system bus every user listens to): a user's callbacks, shield and notifications go to that user alone, a
+    /// request filed to the guardians, its answer to its user and the guardians; the daemon's properties (which any
+    /// caller may read) to everyone.
+    func concerns(_ uid: UInt32, isGuardian: (UInt32) -> Bool) -> Bool {
+        switch self {
+        case .callback(let user, _, _, _, _), .shieldChanged(let user, _), .notification(let user, _, _, _, _, _):
+            user.rawValue == uid
+        case .requestFiled: isGuardian(uid)
+        case .requestAnswered(let request): request.user == uid || isGuardian(uid)
+        case .daemonPropertiesChanged: true
+        }
+    }
+}

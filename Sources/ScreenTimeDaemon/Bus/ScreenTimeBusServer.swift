@@ -18,11 +18,16 @@ public final class ScreenTimeBusServer: Service, @unchecked Sendable {
     private let endpoint: DaemonConnection.Endpoint
     private let requests: BusRequestQueue
     private let logger: Logger
+    private let targetsSignals: Bool
 
-    /// A server on `endpoint` that hands requests to `requests`.
-    public init(endpoint: DaemonConnection.Endpoint, requests: BusRequestQueue, logger: Logger) {
+    /// A server on `endpoint` that hands requests to `requests`. With `targetsSignals` (guardian mode) each signal
+    /// goes only to the connections of the users it concerns (`BusSignal.concerns`), not to every listener.
+    public init(
+        endpoint: DaemonConnection.Endpoint, requests: BusRequestQueue, targetsSignals: Bool = false, logger: Logger
+    ) {
         self.endpoint = endpoint
         self.requests = requests
+        self.targetsSignals = targetsSignals
         self.logger = logger
     }
 
@@ -50,7 +55,8 @@ public final class ScreenTimeBusServer: Service, @unchecked Sendable {
             do { thread = try EventThread() } catch {
                 throw DaemonServiceError(.busUnavailable, "cannot create the bus thread's wake-up pipe", errno: error)
             }
-            connection = ServerConnection(bus: bus, requests: requests, wakeup: thread.wakeup, logger: logger)
+            connection = ServerConnection(
+                bus: bus, requests: requests, wakeup: thread.wakeup, targetsSignals: targetsSignals, logger: logger)
             try connection.export()
             do { try bus.requestName(ScreenTimeBusName.service) } catch {
                 connection.unexport()
@@ -111,7 +117,10 @@ private final class ServerConnection: @unchecked Sendable {
     let bus: Bus
     let requests: BusRequestQueue
     let wakeup: WakeupDescriptor
+    let targetsSignals: Bool
     let logger: Logger
+    /// The uid of each connection on the bus, as far as asked (signals targeted only).
+    private var peers: [String: UInt32] = [:]
     private let replies = Mutex<[PendingReply]>([])
     /// Authorization checks waiting for polkit, by caller's uid: at most two each, so that calls in a loop
     /// (answered by an agent that never replies) can't pin the daemon's threads and bus connections.
@@ -119,10 +128,11 @@ private final class ServerConnection: @unchecked Sendable {
     private var handlers = UnsafeMutablePointer<stbus_handlers>.allocate(capacity: 1)
     private var slots = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: Int(stbus_interface_count))
 
-    init(bus: Bus, requests: BusRequestQueue, wakeup: WakeupDescriptor, logger: Logger) {
+    init(bus: Bus, requests: BusRequestQueue, wakeup: WakeupDescriptor, targetsSignals: Bool, logger: Logger) {
         self.bus = bus
         self.requests = requests
         self.wakeup = wakeup
+        self.targetsSignals = targetsSignals
         self.logger = logger
         slots.initialize(repeating: nil, count: Int(stbus_interface_count))
     }
@@ -268,39 +278,77 @@ private final class ServerConnection: @unchecked Sendable {
     }
 
     private func sendSignals() {
-        for signal in requests.takeSignals() {
-            let path = ScreenTimeBusName.objectPath
-            do throws(LinuxActivityError) {
-                switch signal {
-                case .callback(let user, let client, let callback, let activity, let event):
-                    try bus.emitSignal(
-                        path: path, interface: ScreenTimeBusName.Interface.activities.rawValue, member: "Callback",
-                        arguments: [
-                            .uint32(user.rawValue), .string(client.rawValue), .string(callback.rawValue),
-                            .string(activity), .string(event),
-                        ])
-                case .shieldChanged(let user, let json):
-                    try bus.emitSignal(
-                        path: path, interface: ScreenTimeBusName.Interface.settings.rawValue, member: "ShieldChanged",
-                        arguments: [.uint32(user.rawValue), .string(json)])
-                case .notification(let user, let kind, let limit, let title, let body, let secondary):
-                    try bus.emitSignal(
-                        path: path, interface: ScreenTimeBusName.Interface.daemon.rawValue, member: "Notification",
-                        arguments: [
-                            .uint32(user.rawValue), .string(kind), .string(limit), .string(title), .string(body),
-                            .string(secondary),
-                        ])
-                case .requestFiled(let request), .requestAnswered(let request):
-                    let member: String = if case .requestFiled = signal { "RequestFiled" } else { "RequestAnswered" }
-                    try bus.emitSignal(
-                        path: path, interface: ScreenTimeBusName.Interface.daemon.rawValue, member: member,
-                        arguments: [.string((try? BusJSON.encode(request)) ?? "{}")])
-                case .daemonPropertiesChanged:
-                    _ = stbus_emit_daemon_properties_changed(bus.handle)
-                }
-            } catch {
-                logger.warning("cannot emit a D-Bus signal", metadata: ["error": "\(error)"])
+        let signals = requests.takeSignals()
+        guard !signals.isEmpty else { return }
+        let connections = targetsSignals ? currentPeers() : []
+        var guardians: [UInt32: Bool] = [:]
+        func isGuardian(_ uid: UInt32) -> Bool {
+            if let known = guardians[uid] { return known }
+            let verdict = Guardians.include(uid)
+            guardians[uid] = verdict
+            return verdict
+        }
+        for signal in signals {
+            if case .daemonPropertiesChanged = signal {
+                _ = stbus_emit_daemon_properties_changed(bus.handle)
+                continue
             }
+            let (interface, member, arguments) = Self.wire(signal)
+            let destinations: [String?] =
+                targetsSignals
+                ? connections.filter { signal.concerns($0.uid, isGuardian: isGuardian) }.map(\.name) : [nil]
+            for destination in destinations {
+                do throws(LinuxActivityError) {
+                    try bus.emitSignal(
+                        path: ScreenTimeBusName.objectPath, interface: interface.rawValue, member: member,
+                        arguments: arguments, destination: destination)
+                } catch {
+                    logger.warning("cannot emit a D-Bus signal", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// The connections on the bus now with their uids, but this daemon's own: the bus driver is asked for each
+    /// connection once. Empty (and logged) when the bus driver does not answer.
+    private func currentPeers() -> [(name: String, uid: UInt32)] {
+        guard let names = bus.connectionNames(timeout: .seconds(2)) else {
+            logger.warning("cannot list the connections on the bus: signals are not sent")
+            return []
+        }
+        let own = bus.uniqueName
+        var known: [String: UInt32] = [:]
+        for name in names where name != own {
+            if let uid = peers[name] ?? bus.unixUser(ofConnection: name, timeout: .seconds(2)) { known[name] = uid }
+        }
+        peers = known
+        return known.map { ($0.key, $0.value) }
+    }
+
+    /// A signal's interface, member and arguments.
+    private static func wire(_ signal: BusSignal) -> (ScreenTimeBusName.Interface, String, [BusValue]) {
+        switch signal {
+        case .callback(let user, let client, let callback, let activity, let event):
+            (
+                .activities, "Callback",
+                [
+                    .uint32(user.rawValue), .string(client.rawValue), .string(callback.rawValue), .string(activity),
+                    .string(event),
+                ]
+            )
+        case .shieldChanged(let user, let json): (.settings, "ShieldChanged", [.uint32(user.rawValue), .string(json)])
+        case .notification(let user, let kind, let limit, let title, let body, let secondary):
+            (
+                .daemon, "Notification",
+                [
+                    .uint32(user.rawValue), .string(kind), .string(limit), .string(title), .string(body),
+                    .string(secondary),
+                ]
+            )
+        case .requestFiled(let request): (.daemon, "RequestFiled", [.string((try? BusJSON.encode(request)) ?? "{}")])
+        case .requestAnswered(let request):
+            (.daemon, "RequestAnswered", [.string((try? BusJSON.encode(request)) ?? "{}")])
+        case .daemonPropertiesChanged: (.daemon, "PropertiesChanged", [])
         }
     }
 }

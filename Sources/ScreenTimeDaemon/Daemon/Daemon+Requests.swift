@@ -45,11 +45,13 @@ extension Daemon {
         return request.id
     }
 
-    /// `Daemon1.Requests`: today's requests as JSON; root sees everyone's, anyone else their own.
+    /// `Daemon1.Requests`: today's requests as JSON; a guardian (root, or an administrator: `Guardians`) sees
+    /// everyone's, anyone else their own.
     func listRequests(for caller: CallerProcess, at now: Now) throws(ScreenTimeBusError) -> String {
         requests.forget(before: Self.startOfDay(at: now))
         let uid = caller.credentials.user.rawValue
-        return try BusJSON.encode(requests.requests.filter { uid == 0 || $0.user == uid })
+        let everyone = Guardians.include(uid)
+        return try BusJSON.encode(requests.requests.filter { everyone || $0.user == uid })
     }
 
     /// `Daemon1.AnswerRequest`: approves (with the time asked for, or `seconds` when not 0) or denies the request

@@ -110,6 +110,10 @@ public final class Daemon {
     /// Restores the engine's snapshot and with it every shield in force, takes over what the last run held (nothing
     /// is released before the first tick decides it is no longer shielded), then loads the policy.
     public func start(at now: Now) {
+        if let problem = requests.loadProblem {
+            logger.error(
+                "cannot read the requests for more time: none are waiting", metadata: ["problem": "\(problem)"])
+        }
         let restored = SnapshotFile(path: settings.snapshotPath).load(
             orFromDatabaseAt: settings.databasePath, scope: settings.snapshotScope)
         if let restored { logger.info("restoring the engine's snapshot", metadata: ["from": "\(restored.source)"]) }
@@ -229,7 +233,9 @@ public final class Daemon {
         ]
         // Last, so it stops first: no request arrives for a loop that has ended.
         if let endpoint = settings.busEndpoint {
-            services.append(ScreenTimeBusServer(endpoint: endpoint, requests: busRequests, logger: logger))
+            services.append(
+                ScreenTimeBusServer(
+                    endpoint: endpoint, requests: busRequests, targetsSignals: settings.system, logger: logger))
         }
         return services
     }

@@ -1,5 +1,6 @@
 import Enforcement
 import Foundation
+import Glibc
 import ScreenTimeBus
 import ScreenTimeModel
 import SystemPackage
@@ -7,7 +8,8 @@ import SystemPackage
 /// Requests for more time that limited users filed with `screentime ask` (or a shield's button), as the guardian
 /// daemon keeps them until the guardian answers: in memory, and in `requests.json` beside the database (written
 /// whole, atomically, never through a link) so that a restart loses none. A request lives until the day it was filed
-/// ends.
+/// ends; ids are never given twice (the file keeps the next one), so an answer meant for an old request can't land
+/// on a new one.
 struct TimeRequests {
     typealias Request = TimeRequest
 
@@ -15,7 +17,20 @@ struct TimeRequests {
     private(set) var requests: [Request] = []
     /// Why the file could not be written last time, if it could not.
     private(set) var saveError: String?
+    /// What was wrong with the file found at start, and where it was kept aside; nil when it was read (or none).
+    private(set) var loadProblem: String?
     private var nextID: UInt32 = 1
+
+    /// The file: the requests and the next id.
+    private struct Saved: Codable {
+        var nextID: UInt32
+        var requests: [Request]
+
+        enum CodingKeys: String, CodingKey {
+            case nextID = "next_id"
+            case requests
+        }
+    }
 
     /// The most requests one user may have waiting.
     static let pendingPerUser = 10
@@ -35,14 +50,22 @@ struct TimeRequests {
         return String(kept)
     }
 
-    /// Reads the file at `path` (none, or unreadable: no requests).
-    init(path: String) {
+    /// Reads the file at `path` (none: no requests; a list of requests, as earlier versions wrote it, is read too).
+    /// A file that can't be read as either is kept aside (`requests.json.broken-TIME`) and none are waiting.
+    init(path: String, at now: Date = Date()) {
         self.path = path
-        if let data = FileManager.default.contents(atPath: path),
-            let saved = try? BusJSON.decode([Request].self, from: String(decoding: data, as: UTF8.self))
-        {
+        guard let data = FileManager.default.contents(atPath: path) else { return }
+        let text = String(decoding: data, as: UTF8.self)
+        if let saved = try? BusJSON.decode(Saved.self, from: text) {
+            requests = saved.requests
+            nextID = max(saved.nextID, (saved.requests.map(\.id).max() ?? 0) &+ 1)
+        } else if let saved = try? BusJSON.decode([Request].self, from: text) {
             requests = saved
             nextID = (saved.map(\.id).max() ?? 0) &+ 1
+        } else {
+            let aside = path + ".broken-\(Int(now.timeIntervalSince1970))"
+            let kept = rename(path, aside) == 0
+            loadProblem = "\(path) is not a list of requests; " + (kept ? "kept as \(aside)" : "left where it is")
         }
     }
 
@@ -84,7 +107,8 @@ struct TimeRequests {
 
     private mutating func save() {
         do {
-            try AtomicFile.write(Array(try BusJSON.encode(requests).utf8), to: FilePath(path))
+            let saved = Saved(nextID: nextID, requests: requests)
+            try AtomicFile.write(Array(try BusJSON.encode(saved).utf8), to: FilePath(path))
             saveError = nil
         } catch {
             saveError = "\(error)"
