@@ -158,17 +158,25 @@ check "a policy file missing for 1 s while an editor writes it keeps the game fr
 check "the journal says the missing file's limits stay for now" \
     inside journalctl -q -u screentimed.service --grep 'a policy file is missing: its limits stay in force'
 # The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
-# always-allowed calculator, through the dynamic loader, or as a copy under another name, it is the game, and frozen
-# within a second or so.
+# always-allowed calculator, through the dynamic loader, as a copy under another name, or in a sandbox that names the
+# calculator, it is the game, and frozen within a second or so.
 LOADER=$(inside sh -c 'ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -1')
 as_child env GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-org.gnome.Calculator-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_child env GAME_MODE=busy "$LOADER" "$WORK/supertuxkart" >/dev/null 2>&1 &
 inside install -m 755 "$WORK/supertuxkart" /usr/local/bin/notes
 as_child env GAME_MODE=busy /usr/local/bin/notes >/dev/null 2>&1 &
+# A sandbox of the child's own, made as flatpak makes one, whose /.flatpak-info names the always-allowed calculator.
+printf '[Application]\nname=org.gnome.Calculator\n\n[Instance]\napp-path=/var/lib/flatpak/app/org.gnome.Calculator/x86_64/stable/0/files\n' \
+    > "$WORK/flatpak-info"
+inside install -d -o sbuser1 /home/sbuser1/sandboxed
+inside install -m 755 -o sbuser1 "$WORK/supertuxkart" /home/sbuser1/sandboxed/calculator
+as_child env GAME_MODE=busy bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+    --symlink usr/bin /bin --proc /proc --dev /dev --ro-bind /home/sbuser1/sandboxed /app \
+    --ro-bind "$WORK/flatpak-info" /.flatpak-info /app/calculator >/dev/null 2>&1 &
 newer_games() {
     inside pgrep -u sbuser1 -x supertuxkart | grep -vx "$GAME"; inside pgrep -u sbuser1 -f "^$LOADER"
-    inside pgrep -u sbuser1 -x notes
+    inside pgrep -u sbuser1 -x notes; inside pgrep -u sbuser1 -x calculator
 }
 # Frozen within a tick of their start: from 1.5 s on they get no CPU.
 sleep 1.5
@@ -178,7 +186,7 @@ for pid in $(newer_games | sort -u); do
     echo "new game $pid ($(inside cat /proc/$pid/cmdline | tr '\0' ' ')): $((after - before)) ticks in 1 s, in $cgroup"
     check "a game started as $(inside cat /proc/$pid/cmdline | tr '\0' ' ' | cut -c1-60) is frozen" test $((after - before)) -le 1
 done
-check "all three new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 3
+check "all four new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 4
 inside rm -f /usr/local/bin/notes
 
 # Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
@@ -189,6 +197,8 @@ check "the request is in the journal with its MESSAGE_ID" \
     wait_for 5 inside journalctl -q -u screentimed.service MESSAGE_ID=d97d22e9d30f46c282cf15e11f909bb4 --grep 'more time asked for'
 check "a guardian's connection hears the request filed" \
     wait_for 5 inside sh -c 'grep RequestFiled /tmp/guardian.log | grep -q homework'
+check "another user's connection hears what is for everyone (PropertiesChanged)" \
+    inside grep -q PropertiesChanged /tmp/sibling.log
 check "another user's connection hears neither the child's shield nor their request" \
     inside sh -c '! grep -E "RequestFiled|Notification|homework|Time limit" /tmp/sibling.log'
 check "a user who is no guardian lists only their own requests" \

@@ -1,3 +1,4 @@
+import Glibc
 import ScreenTimeModel
 
 /// Decides which app a process belongs to (DESIGN §2, App identity). Trust order: the systemd unit the process lives
@@ -19,7 +20,8 @@ public struct AppResolver: Sendable {
 
     /// The app of `entry`, given the app of its parent (already resolved: parents are older) and the desktop
     /// entries of the process's user. Nil for kernel threads.
-    public func resolve(_ entry: ProcessEntry, parent: ResolvedApp?, desktopEntries: DesktopEntryIndex) -> ResolvedApp? {
+    public func resolve(_ entry: ProcessEntry, parent: ResolvedApp?, desktopEntries: DesktopEntryIndex) -> ResolvedApp?
+    {
         if entry.isKernelThread { return nil }
         // Read only when needed: a unit's name is trusted without it where unit names are trusted.
         lazy var program = program(of: entry)
@@ -35,7 +37,7 @@ public struct AppResolver: Sendable {
         // Inside a flatpak sandbox the executable lives under /app or /usr of the runtime; only then is
         // /.flatpak-info worth a look (flatpak normally names its scope too, caught above).
         if entry.executable?.hasPrefix("/app/") ?? true || entry.controlGroup?.path.contains("flatpak") == true,
-            let id = flatpakApplication(of: entry.pid)
+            let id = flatpakApplication(of: entry)
         {
             return ResolvedApp(id: id, source: .flatpak)
         }
@@ -43,7 +45,9 @@ public struct AppResolver: Sendable {
             return ResolvedApp(id: AppID(desktopEntry.id), source: .desktopEntry)
         }
         if let parent, parent.source.isInherited { return ResolvedApp(id: parent.id, source: .inherited) }
-        if let program { return ResolvedApp(id: AppID(baseName(program.path)), source: program.isScript ? .script : .executable) }
+        if let program {
+            return ResolvedApp(id: AppID(baseName(program.path)), source: program.isScript ? .script : .executable)
+        }
         return nil
     }
 
@@ -77,18 +81,92 @@ public struct AppResolver: Sendable {
     }
 
     /// The `name` of `[Application]` in the process's `/.flatpak-info`, read through `/proc/PID/root`.
-    func flatpakApplication(of pid: ProcessID) -> AppID? {
-        guard let text = FileSystem.readText("\(procRoot)/\(pid.rawValue)/root/.flatpak-info") else { return nil }
-        var inApplication = false
-        for line in text.split(separator: "\n") {
+    ///
+    /// Where unit names are not trusted (a guardian's limits), the file is not either: the limited user can put one
+    /// into a sandbox of their own (`bwrap --ro-bind info /.flatpak-info …`), or install a flatpak of their own under
+    /// any name. The name then holds only for what the system's installation of that app runs (`FlatpakInstance`).
+    func flatpakApplication(of entry: ProcessEntry) -> AppID? {
+        let root = "\(procRoot)/\(entry.pid.rawValue)/root"
+        guard let text = FileSystem.readText(root + "/.flatpak-info") else { return nil }
+        let instance = FlatpakInstance(info: text)
+        guard let name = instance.name else { return nil }
+        if !trustsUnitNames {
+            guard let executable = entry.executable,
+                instance.runsSystemInstallation(
+                    executable: executable, script: program(of: entry).flatMap { $0.isScript ? $0.path : nil },
+                    processRoot: root, processExecutable: "\(procRoot)/\(entry.pid.rawValue)/exe")
+            else { return nil }
+        }
+        return AppID(name)
+    }
+}
+
+/// What a flatpak sandbox's `/.flatpak-info` says: the app's name (`[Application] name`), and where the app and its
+/// runtime are installed on the host (`[Instance] app-path`, `runtime-path`: mounted in the sandbox at `/app` and
+/// `/usr`).
+struct FlatpakInstance {
+    var name: String?
+    var appPath: String?
+    var runtimePath: String?
+
+    /// The system's installations, root's alone to write.
+    static let systemApps = "/var/lib/flatpak/app/"
+    static let systemRuntimes = "/var/lib/flatpak/runtime/"
+
+    init(info: String) {
+        var section = ""
+        for line in info.split(separator: "\n") {
             if line.hasPrefix("[") {
-                inApplication = line == "[Application]"
-            } else if inApplication, line.hasPrefix("name=") {
-                let name = line.dropFirst(5)
-                return name.isEmpty ? nil : AppID(String(name))
+                section = String(line)
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals]
+            let value = String(line[line.index(after: equals)...])
+            switch (section, key) {
+            case ("[Application]", "name"): name = value.isEmpty ? nil : value
+            case ("[Instance]", "app-path"): appPath = value
+            case ("[Instance]", "runtime-path"): runtimePath = value
+            default: break
             }
         }
-        return nil
+    }
+
+    /// Whether the sandboxed process runs the system's installation of the app `name`: `app-path` is (after links)
+    /// a folder of `/var/lib/flatpak/app/NAME/`, and what the process runs is that installation's file — its
+    /// `executable` (the sandbox's path, `/app/bin/…`) is the very file (device and inode) under `app-path`, or,
+    /// for an executable of the runtime (`/usr/bin/python3`, a file of a system runtime), the sandbox's `/app` is
+    /// `app-path` and the `script` it runs, if any, is that installation's file. `processRoot` and
+    /// `processExecutable` are the process's `/proc/PID/root` and `/proc/PID/exe`.
+    func runsSystemInstallation(executable: String, script: String?, processRoot: String, processExecutable: String)
+        -> Bool
+    {
+        guard let name, !name.contains("/"), let appPath = appPath.flatMap(FileSystem.realPath),
+            appPath.hasPrefix(Self.systemApps + name + "/"), let running = FileSystem.status(processExecutable)
+        else { return false }
+        if let inApp = Self.relative(executable, to: "/app") {
+            return Self.sameFile(running, FileSystem.status(appPath + inApp))
+        }
+        guard let runtimePath = runtimePath.flatMap(FileSystem.realPath), runtimePath.hasPrefix(Self.systemRuntimes),
+            let inRuntime = Self.relative(executable, to: "/usr"),
+            Self.sameFile(running, FileSystem.status(runtimePath + inRuntime)),
+            Self.sameFile(FileSystem.status(processRoot + "/app"), FileSystem.status(appPath))
+        else { return false }
+        guard let script else { return true }
+        guard let inApp = Self.relative(script, to: "/app") else { return false }
+        return Self.sameFile(FileSystem.status(processRoot + script), FileSystem.status(appPath + inApp))
+    }
+
+    /// `path` without the folder `folder` it lies in (`/bin/game` for `/app/bin/game`); nil when it lies elsewhere
+    /// or climbs out (`..`).
+    static func relative(_ path: String, to folder: String) -> String? {
+        guard path.hasPrefix(folder + "/"), !path.split(separator: "/").contains("..") else { return nil }
+        return String(path.dropFirst(folder.count))
+    }
+
+    static func sameFile(_ a: stat?, _ b: stat?) -> Bool {
+        guard let a, let b else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 }
 
@@ -124,7 +202,9 @@ extension AppResolver {
             if Self.loaderOptionsWithValue.contains(argument) { arguments = arguments.dropFirst() }
         }
         if let named = arguments.first {
-            let path = named.hasPrefix("/") ? named : (FileSystem.readLink("\(procRoot)/\(entry.pid.rawValue)/cwd") ?? "") + "/" + named
+            let path =
+                named.hasPrefix("/")
+                ? named : (FileSystem.readLink("\(procRoot)/\(entry.pid.rawValue)/cwd") ?? "") + "/" + named
             let real = FileSystem.realPath(path) ?? path
             if mapped.contains(real) { return real }
         }
