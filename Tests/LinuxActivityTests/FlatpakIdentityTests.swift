@@ -16,9 +16,12 @@ extension AppIdentityOfRealProcesses {
         let name = "org.screentime.FlatpakTest\(getpid())"
         let installed = "/var/lib/flatpak/app/\(name)/x86_64/stable/0123abcd/files"
         let own = "/tmp/st-flatpak-\(getpid())"
+        // The folders this test makes go with it; those it found stay.
+        let made = ["/var/lib/flatpak/app", "/var/lib/flatpak"].filter { !FileSystem.isDirectory($0) }
         defer {
             _ = try? removeTree(own)
             _ = try? removeTree("/var/lib/flatpak/app/\(name)")
+            for folder in made { rmdir(folder) }
         }
         try writeFile("\(installed)/.keep", "")
         try copyFile("/bin/sleep", to: "\(installed)/game")
