@@ -162,16 +162,18 @@ import Testing
 }
 
 extension BusServiceTests {
-    @Test func anAppHoldsAtMostItsLimitOfStoresOfBoundedSize() async throws {
+    @Test func anAppAndAUserHoldAtMostTheirLimitOfStoresOfBoundedSize() async throws {
         let bus = try PrivateSessionBus()
         let directory = try ScratchDirectory()
         let running = try await RunningDaemon(
             address: bus.address, directory: directory.path,
-            limits: ClientLimits(maximumStores: 2, maximumStoreBytes: 200))
-        let busctl = "busctl --address='\(bus.address)' call \(Self.name) \(Self.path)"
+            limits: ClientLimits(maximumStores: 2, maximumStoreBytes: 200, maximumStoresPerUser: 3))
+        // Another app of the same user: busctl copied under another name is a client of its own.
+        try FileManager.default.copyItem(atPath: "/usr/bin/busctl", toPath: directory.path + "/otherapp")
         let settings = #"{"applications":["game"]}"#
-        func set(_ store: String, _ json: String = settings) throws -> CommandResult {
-            try CommandResult(
+        func set(_ store: String, _ json: String = settings, by program: String = "busctl") throws -> CommandResult {
+            let busctl = "\(program) --address='\(bus.address)' call \(Self.name) \(Self.path)"
+            return try CommandResult(
                 "\(busctl) org.screentime.Authorization1 RequestAuthorization s individual >/dev/null && "
                     + "\(busctl) org.screentime.Settings1 SetSettings ss \(store) '\(json)' 2>&1", in: directory)
         }
@@ -180,10 +182,16 @@ extension BusServiceTests {
         let again = try set("b")
         let third = try set("c")
         let large = try set("a", #"{"applications":["\#(String(repeating: "g", count: 300))"]}"#)
+        let other = try set("x", by: directory.path + "/otherapp")
+        let beyondUser = try set("y", by: directory.path + "/otherapp")
         await running.stop()
         #expect(first.status == 0 && second.status == 0 && again.status == 0, "\(first.output)\(second.output)")
         #expect(third.status != 0 && third.output.contains("at most 2 settings stores"), "\(third.output)")
         #expect(large.status != 0 && large.output.contains("at most 200 bytes"), "\(large.output)")
+        #expect(other.status == 0, "\(other.output)")
+        #expect(
+            beyondUser.status != 0 && beyondUser.output.contains("your apps hold 3 settings stores"),
+            "\(beyondUser.output)")
     }
 
     @Test func callbacksAndShieldChangesAreSignalled() async throws {

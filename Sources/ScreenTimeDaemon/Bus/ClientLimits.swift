@@ -9,19 +9,27 @@ public struct ClientLimits: Hashable, Sendable {
     public var maximumStores: Int
     /// The largest settings a store may hold, as JSON.
     public var maximumStoreBytes: Int
+    /// The most activities, and stores, all the apps of one user may hold together: each program a user copies
+    /// under a new name is a client of its own, and a guardian's daemon counts and keeps them all.
+    public var maximumActivitiesPerUser: Int
+    public var maximumStoresPerUser: Int
 
     /// Limits of `maximumActivities` activities, intervals of at least `minimumIntervalLength`, `maximumStores`
-    /// stores of at most `maximumStoreBytes` each.
+    /// stores of at most `maximumStoreBytes` each; per user, `maximumActivitiesPerUser` activities and
+    /// `maximumStoresPerUser` stores.
     public init(
         maximumActivities: Int = 20, minimumIntervalLength: Duration = .seconds(15 * 60), maximumStores: Int = 50,
-        maximumStoreBytes: Int = 64 * 1024
+        maximumStoreBytes: Int = 64 * 1024, maximumActivitiesPerUser: Int = 200, maximumStoresPerUser: Int = 200
     ) {
         self.maximumActivities = maximumActivities
         self.minimumIntervalLength = minimumIntervalLength
         self.maximumStores = maximumStores
         self.maximumStoreBytes = maximumStoreBytes
+        self.maximumActivitiesPerUser = maximumActivitiesPerUser
+        self.maximumStoresPerUser = maximumStoresPerUser
     }
 
-    /// Apple's limits: 20 activities per app, intervals of 15 minutes or more, 50 stores per app.
+    /// Apple's limits: 20 activities per app, intervals of 15 minutes or more, 50 stores per app (and ours: 200
+    /// activities and 200 stores per user).
     public static let apple = ClientLimits()
 }

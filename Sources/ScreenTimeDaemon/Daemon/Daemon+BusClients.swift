@@ -98,6 +98,12 @@ extension Daemon {
         if existing[name] == nil, existing.count >= limits.maximumActivities {
             throw ScreenTimeBusError(.excessiveActivities(limit: limits.maximumActivities))
         }
+        if existing[name] == nil, Self.count(clients.activities, of: client) >= limits.maximumActivitiesPerUser {
+            throw ScreenTimeBusError(
+                .invalidArgument,
+                "your apps monitor \(limits.maximumActivitiesPerUser) activities, the most one user may; stop one first"
+            )
+        }
         // The engine's own check, with the clients' limits: the same code path whatever the limits are.
         var configuration = EngineConfiguration.appleDefaults
         configuration.maximumActivities = nil
@@ -140,6 +146,12 @@ extension Daemon {
                     .invalidArgument, "an app may hold at most \(limits.maximumStores) settings stores; clear one first"
                 )
             }
+            if held[store] == nil, Self.count(clients.stores, of: client) >= limits.maximumStoresPerUser {
+                throw ScreenTimeBusError(
+                    .invalidArgument,
+                    "your apps hold \(limits.maximumStoresPerUser) settings stores, the most one user may; clear one first"
+                )
+            }
             let json = try BusJSON.encode(kept)
             guard json.utf8.count <= limits.maximumStoreBytes else {
                 throw ScreenTimeBusError(
@@ -163,6 +175,11 @@ extension Daemon {
         }
         let name = client.engineName(ofStore: store)
         perform(runtime.handle(.engine(.settingsStoreChanged(user: client.user, store: name, settings: kept)), at: now))
+    }
+
+    /// How many of `values` (activities or stores, by client) the apps of `client`'s user hold together.
+    static func count<Value>(_ values: [BusClient: [String: Value]], of client: BusClient) -> Int {
+        values.reduce(0) { $0 + ($1.key.user == client.user ? $1.value.count : 0) }
     }
 
     func persist(_ kind: ClientValueRecord.Kind, name: String, json: String, of client: BusClient, at now: Now)
