@@ -65,6 +65,26 @@ import Testing
         let linkInWritable = writable + "/kid.toml"
         symlink(file, linkInWritable)
         #expect(Policy.guardianFileProblem(at: linkInWritable)?.hasPrefix("the folder \(writable) is writable") == true)
+        // A chain of links whose middle link lies in a folder the child can write: refused, though the first link's
+        // folder and the file's are root's.
+        unlink(link)
+        symlink(linkInWritable, link)
+        #expect(Policy.guardianFileProblem(at: link)?.hasPrefix("the folder \(writable) is writable") == true)
+        // The same through a link to a folder: root's folder `users` is a link into the writable one.
+        let users = folder + "/users"
+        symlink(writable, users)
+        unlink(linkInWritable)
+        try Data().write(to: URL(fileURLWithPath: writable + "/kid.toml"))
+        chmod(writable + "/kid.toml", 0o644)
+        #expect(
+            Policy.guardianFileProblem(at: users + "/kid.toml")?.hasPrefix("the folder \(writable) is writable") == true
+        )
+        // A chain kept in root's folders: trusted.
+        unlink(link)
+        let second = folder + "/second.toml"
+        symlink(file, second)
+        symlink("second.toml", link)
+        #expect(Policy.guardianFileProblem(at: link) == nil)
     }
 }
 

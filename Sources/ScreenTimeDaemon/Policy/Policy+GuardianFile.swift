@@ -3,9 +3,9 @@ import Glibc
 
 extension Policy {
     /// Why a guardian policy file can't be trusted, or nil when it can: the file (after symbolic links), every folder
-    /// above it, and every folder above the link itself must belong to root and be writable by root alone, or a
-    /// limited user could write the limits they live under (or swap the link). The daemon refuses such a file and
-    /// keeps the policy in force.
+    /// above it, and the folder of every symbolic link on the way to it (each one, also a link to a folder, and the
+    /// folders above) must belong to root and be writable by root alone, or a limited user could write the limits
+    /// they live under (or swap a link). The daemon refuses such a file and keeps the policy in force.
     public static func guardianFileProblem(at path: String) -> String? {
         guard let resolved = realpath(path, nil) else {
             return FileManager.default.fileExists(atPath: path) ? "cannot resolve \(path)" : nil
@@ -13,10 +13,34 @@ extension Policy {
         defer { free(resolved) }
         let real = String(cString: resolved)
         if let problem = ownershipProblem(from: real, file: real) { return problem }
-        let folder = (path as NSString).deletingLastPathComponent
-        guard let linkFolder = realpath(folder.isEmpty ? "." : folder, nil) else { return "cannot resolve \(folder)" }
-        defer { free(linkFolder) }
-        return ownershipProblem(from: String(cString: linkFolder), file: real)
+        // Each link met resolving the path, component by component, as the kernel does.
+        let current = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var pending = current.split(separator: "/").map(String.init)
+        var folder = "/"
+        var links = 0
+        while !pending.isEmpty {
+            let component = pending.removeFirst()
+            if component == "." { continue }
+            if component == ".." {
+                folder = (folder as NSString).deletingLastPathComponent
+                continue
+            }
+            let candidate = folder == "/" ? "/" + component : folder + "/" + component
+            var status = stat()
+            guard lstat(candidate, &status) == 0 else { return "cannot read \(candidate)" }
+            guard status.st_mode & S_IFMT == S_IFLNK else {
+                folder = candidate
+                continue
+            }
+            links += 1
+            guard links <= 40, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: candidate) else {
+                return "cannot follow the symbolic link \(candidate)"
+            }
+            if let problem = ownershipProblem(from: folder, file: real) { return problem }
+            pending = target.split(separator: "/").map(String.init) + pending
+            if target.hasPrefix("/") { folder = "/" }
+        }
+        return nil
     }
 
     /// The first of `start` and the folders above it that isn't root's alone; `file` is named as "the file".
