@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <grp.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
 
@@ -98,6 +100,24 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
         return -error;
     }
     return pid;
+}
+
+int clinux_stat_in_root(const char *root, const char *path, struct stat *status) {
+    int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) return -1;
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+    int saved = errno;
+    close(root_fd);
+    if (fd < 0) {
+        errno = saved;
+        return -1;
+    }
+    int result = fstat(fd, status);
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
 }
 
 int clinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }

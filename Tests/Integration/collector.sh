@@ -93,9 +93,10 @@ wait "$WATCH" 2>/dev/null || true
 # The x11 session gets a real X server (Xvfb + openbox on its display) and a focused xterm: the collector now
 # follows the focused window instead of falling back.
 inside runuser -u sbuser2 -- Xvfb :72 -screen 0 1024x768x24 -nolisten tcp -ac >/dev/null 2>&1 &
-wait_for 10 inside runuser -u sbuser2 -- env DISPLAY=:72 xdpyinfo
+check "Xvfb answers on :72 in the x11 session" wait_for 20 inside runuser -u sbuser2 -- env DISPLAY=:72 xdpyinfo
 inside runuser -u sbuser2 -- env DISPLAY=:72 HOME=/home/sbuser2 openbox --sm-disable >/dev/null 2>&1 &
-wait_for 10 sh -c "$SANDBOX run $NAME -- runuser -u sbuser2 -- env DISPLAY=:72 xprop -root _NET_SUPPORTED | grep -q _NET_ACTIVE_WINDOW"
+check "openbox manages :72 (_NET_ACTIVE_WINDOW)" wait_for 20 sh -c \
+    "$SANDBOX run $NAME -- runuser -u sbuser2 -- env DISPLAY=:72 xprop -root _NET_SUPPORTED | grep -q _NET_ACTIVE_WINDOW"
 inside runuser -u sbuser2 -- env DISPLAY=:72 xterm -class StCollectorTerm -e sleep 600 >/dev/null 2>&1 &
 xterm_in_front() { now_json | jq -e --arg s "$X11_SID" \
     '.sessions[] | select(.id == $s) | .focus == "window" and .focusSource == "x11" and .foreground.id == "debian-xterm"'; }

@@ -167,9 +167,11 @@ extension BusServiceTests {
         let directory = try ScratchDirectory()
         let running = try await RunningDaemon(
             address: bus.address, directory: directory.path,
-            limits: ClientLimits(maximumStores: 2, maximumStoreBytes: 200, maximumStoresPerUser: 3))
-        // Another app of the same user: busctl copied under another name is a client of its own.
+            limits: ClientLimits(
+                maximumStores: 2, maximumStoreBytes: 200, maximumStoresPerUser: 3, maximumAppsPerUser: 2))
+        // Other apps of the same user: busctl copied under another name is a client of its own.
         try FileManager.default.copyItem(atPath: "/usr/bin/busctl", toPath: directory.path + "/otherapp")
+        try FileManager.default.copyItem(atPath: "/usr/bin/busctl", toPath: directory.path + "/thirdapp")
         let settings = #"{"applications":["game"]}"#
         func set(_ store: String, _ json: String = settings, by program: String = "busctl") throws -> CommandResult {
             let busctl = "\(program) --address='\(bus.address)' call \(Self.name) \(Self.path)"
@@ -184,6 +186,9 @@ extension BusServiceTests {
         let large = try set("a", #"{"applications":["\#(String(repeating: "g", count: 300))"]}"#)
         let other = try set("x", by: directory.path + "/otherapp")
         let beyondUser = try set("y", by: directory.path + "/otherapp")
+        let thirdApp = try CommandResult(
+            "\(directory.path)/thirdapp --address='\(bus.address)' call \(Self.name) \(Self.path) "
+                + "org.screentime.Authorization1 RequestAuthorization s individual 2>&1", in: directory)
         await running.stop()
         #expect(first.status == 0 && second.status == 0 && again.status == 0, "\(first.output)\(second.output)")
         #expect(third.status != 0 && third.output.contains("at most 2 settings stores"), "\(third.output)")
@@ -192,6 +197,9 @@ extension BusServiceTests {
         #expect(
             beyondUser.status != 0 && beyondUser.output.contains("your apps hold 3 settings stores"),
             "\(beyondUser.output)")
+        #expect(
+            thirdApp.status != 0 && thirdApp.output.contains("the authorizations of 2 of your apps"),
+            "\(thirdApp.output)")
     }
 
     @Test func callbacksAndShieldChangesAreSignalled() async throws {

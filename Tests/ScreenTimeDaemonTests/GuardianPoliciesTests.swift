@@ -202,6 +202,16 @@ import Testing
         #expect(sources.read(at: start + PolicySources.removalGrace).scopes?.map(\.qualifier) == [nil])
         // Its copy goes with it: a later start doesn't bring the removed file's limits back.
         #expect(!FileManager.default.fileExists(atPath: folder + "/state/last-good-policies/user.root.toml"))
+
+        // Removed from a folder others could write: not the guardian's word; kept in force, and said.
+        try write(String(format: limit, "1h"), to: users + "/root.toml")
+        #expect(sources.read(at: start).scopes?.map(\.qualifier) == [nil, "root"])
+        chmod(users, 0o777)
+        unlink(users + "/root.toml")
+        let unguarded = sources.read(at: start + .seconds(60))
+        #expect(unguarded.scopes?.map(\.qualifier) == [nil, "root"])
+        #expect(unguarded.error?.problems.first?.message.contains("the file is gone, but the folder") == true)
+        chmod(users, 0o755)
     }
 }
 

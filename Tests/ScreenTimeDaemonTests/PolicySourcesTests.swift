@@ -78,5 +78,28 @@ import Testing
         #expect(lifted.scopes?.isEmpty == true)
         #expect(!FileManager.default.fileExists(atPath: copy))
         #expect(!sources.removalDue(at: removing + .seconds(60)))
+        // The file the policy path expects says why nothing is in force.
+        #expect(lifted.error?.problems.first?.file == settings.policyPath)
+    }
+
+    /// A link that leads nowhere is not a removed file: it is refused, and the last good policy stays.
+    @Test func aDanglingLinkKeepsTheLastGoodPolicy() throws {
+        let directory = try ScratchDirectory()
+        var settings = DaemonSettings.defaults(system: false)
+        settings.policyPath = directory.path + "/policy.toml"
+        settings.databasePath = directory.path + "/state/usage.sqlite"
+        try "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"20s\"\n".write(
+            toFile: settings.policyPath, atomically: true, encoding: .utf8)
+        var sources = PolicySources(settings: settings)
+        let start = MonotonicInstant(nanoseconds: 0)
+        #expect(sources.read(at: start).scopes?.first?.policy.limits.count == 1)
+        try FileManager.default.removeItem(atPath: settings.policyPath)
+        #expect(symlink(directory.path + "/nowhere.toml", settings.policyPath) == 0)
+        let later = sources.read(at: start + .seconds(60))
+        #expect(later.missing.isEmpty && later.removed.isEmpty)
+        #expect(later.error != nil && later.scopes == nil)
+        #expect(!sources.removalDue(at: start + .seconds(120)))
+        let copy = directory.path + "/state/last-good-policies/policy.toml"
+        #expect(FileManager.default.fileExists(atPath: copy))
     }
 }

@@ -56,6 +56,12 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
 /* Names the calling thread (prctl(2) PR_SET_NAME; the kernel keeps 15 bytes). Returns 0 or -1 with errno set. */
 int clinux_set_thread_name(const char *name);
 
+struct stat;
+/* The metadata of `path` as a process whose root folder is `root` (/proc/PID/root) resolves it: absolute symbolic
+   links and ".." stay inside that root (openat2(2) with RESOLVE_IN_ROOT, and no magic links), then fstat(2).
+   Returns 0, or -1 with errno set. */
+int clinux_stat_in_root(const char *root, const char *path, struct stat *status);
+
 /* Sets the calling thread's timer slack (prctl(2) PR_SET_TIMERSLACK): how late, in nanoseconds, the kernel may end its
    sleeps to wake it together with other timers; 0 sets the thread's default back. Returns 0 or -1 with errno set. */
 int clinux_set_timer_slack(unsigned long nanoseconds);

@@ -111,7 +111,7 @@ struct FlatpakInstance {
 
     /// The system's installations, root's alone to write.
     static let systemApps = "/var/lib/flatpak/app/"
-    static let systemRuntimes = "/var/lib/flatpak/runtime/"
+    static let systemRuntimes = "/var/lib/flatpak/runtime"
 
     init(info: String) {
         var section = ""
@@ -132,29 +132,35 @@ struct FlatpakInstance {
         }
     }
 
-    /// Whether the sandboxed process runs the system's installation of the app `name`: `app-path` is (after links)
-    /// a folder of `/var/lib/flatpak/app/NAME/`, and what the process runs is that installation's file — its
-    /// `executable` (the sandbox's path, `/app/bin/…`) is the very file (device and inode) under `app-path`, or,
-    /// for an executable of the runtime (`/usr/bin/python3`, a file of a system runtime), the sandbox's `/app` is
-    /// `app-path` and the `script` it runs, if any, is that installation's file. `processRoot` and
-    /// `processExecutable` are the process's `/proc/PID/root` and `/proc/PID/exe`.
+    /// Whether the sandboxed process runs the system's installation of the app `name`, on a system runtime: `app-path`
+    /// is (after links) a folder of `/var/lib/flatpak/app/NAME/` and is the sandbox's `/app`, `runtime-path` one of
+    /// `/var/lib/flatpak/runtime/` and is the sandbox's `/usr` (no loader or library of the user's own), and what the
+    /// process runs is the installation's own file: its `executable` (the sandbox's path, `/app/bin/…`) is the very
+    /// file (device and inode) under `app-path`, and a `script` it runs (an interpreter of the app's or, only then,
+    /// of the runtime) is the very file there too. Paths inside the sandbox are resolved in its root
+    /// (`processRoot`, `/proc/PID/root`), where its own links lead; `processExecutable` is `/proc/PID/exe`.
     func runsSystemInstallation(executable: String, script: String?, processRoot: String, processExecutable: String)
         -> Bool
     {
-        guard let name, !name.contains("/"), let appPath = appPath.flatMap(FileSystem.realPath),
-            appPath.hasPrefix(Self.systemApps + name + "/"), let running = FileSystem.status(processExecutable)
+        guard let name, !name.contains("/"), let apps = FileSystem.realPath(Self.systemApps + name),
+            let appPath = appPath.flatMap(FileSystem.realPath), appPath.hasPrefix(apps + "/"),
+            let runtimes = FileSystem.realPath(Self.systemRuntimes),
+            let runtimePath = runtimePath.flatMap(FileSystem.realPath), runtimePath.hasPrefix(runtimes + "/"),
+            Self.sameFile(FileSystem.status("/app", inRoot: processRoot), FileSystem.status(appPath)),
+            Self.sameFile(FileSystem.status("/usr", inRoot: processRoot), FileSystem.status(runtimePath)),
+            let running = FileSystem.status(processExecutable)
         else { return false }
         if let inApp = Self.relative(executable, to: "/app") {
-            return Self.sameFile(running, FileSystem.status(appPath + inApp))
+            guard Self.sameFile(running, FileSystem.status(appPath + inApp)) else { return false }
+        } else {
+            // The runtime's programs (an interpreter, the dynamic loader) run anything: only an app's script.
+            guard let inRuntime = Self.relative(executable, to: "/usr"),
+                Self.sameFile(running, FileSystem.status(runtimePath + inRuntime)), script != nil
+            else { return false }
         }
-        guard let runtimePath = runtimePath.flatMap(FileSystem.realPath), runtimePath.hasPrefix(Self.systemRuntimes),
-            let inRuntime = Self.relative(executable, to: "/usr"),
-            Self.sameFile(running, FileSystem.status(runtimePath + inRuntime)),
-            Self.sameFile(FileSystem.status(processRoot + "/app"), FileSystem.status(appPath))
-        else { return false }
         guard let script else { return true }
         guard let inApp = Self.relative(script, to: "/app") else { return false }
-        return Self.sameFile(FileSystem.status(processRoot + script), FileSystem.status(appPath + inApp))
+        return Self.sameFile(FileSystem.status(script, inRoot: processRoot), FileSystem.status(appPath + inApp))
     }
 
     /// `path` without the folder `folder` it lies in (`/bin/game` for `/app/bin/game`); nil when it lies elsewhere

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SystemPackage
 
@@ -107,6 +108,14 @@ enum FileSystem {
     static func status(_ path: String) -> stat? {
         var result = stat()
         return fstatat(AT_FDCWD, path, &result, 0) == 0 ? result : nil
+    }
+
+    /// The metadata of `path` as a process whose root is `root` (`/proc/PID/root`) sees it: absolute symbolic links
+    /// and `..` resolved inside that root, not in this process's. Nil when it can't be reached. The corresponding C
+    /// function is `openat2(2)` with `RESOLVE_IN_ROOT`.
+    static func status(_ path: String, inRoot root: String) -> stat? {
+        var result = stat()
+        return clinux_stat_in_root(root, path, &result) == 0 ? result : nil
     }
 
     /// Whether a directory entry exists at `path`.

@@ -33,4 +33,9 @@ extension BusSignal {
         case .daemonPropertiesChanged: true
         }
     }
+
+    /// Whether the signal goes to every listener, wherever signals are targeted: the daemon's properties.
+    var isForEveryone: Bool {
+        if case .daemonPropertiesChanged = self { true } else { false }
+    }
 }

@@ -13,13 +13,16 @@ public struct ClientLimits: Hashable, Sendable {
     /// under a new name is a client of its own, and a guardian's daemon counts and keeps them all.
     public var maximumActivitiesPerUser: Int
     public var maximumStoresPerUser: Int
+    /// The most apps of one user whose authorization the daemon keeps.
+    public var maximumAppsPerUser: Int
 
     /// Limits of `maximumActivities` activities, intervals of at least `minimumIntervalLength`, `maximumStores`
     /// stores of at most `maximumStoreBytes` each; per user, `maximumActivitiesPerUser` activities and
-    /// `maximumStoresPerUser` stores.
+    /// `maximumStoresPerUser` stores, and the authorizations of `maximumAppsPerUser` apps.
     public init(
         maximumActivities: Int = 20, minimumIntervalLength: Duration = .seconds(15 * 60), maximumStores: Int = 50,
-        maximumStoreBytes: Int = 64 * 1024, maximumActivitiesPerUser: Int = 200, maximumStoresPerUser: Int = 200
+        maximumStoreBytes: Int = 64 * 1024, maximumActivitiesPerUser: Int = 200, maximumStoresPerUser: Int = 200,
+        maximumAppsPerUser: Int = 200
     ) {
         self.maximumActivities = maximumActivities
         self.minimumIntervalLength = minimumIntervalLength
@@ -27,9 +30,10 @@ public struct ClientLimits: Hashable, Sendable {
         self.maximumStoreBytes = maximumStoreBytes
         self.maximumActivitiesPerUser = maximumActivitiesPerUser
         self.maximumStoresPerUser = maximumStoresPerUser
+        self.maximumAppsPerUser = maximumAppsPerUser
     }
 
     /// Apple's limits: 20 activities per app, intervals of 15 minutes or more, 50 stores per app (and ours: 200
-    /// activities and 200 stores per user).
+    /// activities, 200 stores and 200 apps' authorizations per user).
     public static let apple = ClientLimits()
 }

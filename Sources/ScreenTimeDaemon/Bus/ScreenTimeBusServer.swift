@@ -175,6 +175,12 @@ private final class ServerConnection: @unchecked Sendable {
             }
             sendReplies()
             sendSignals()
+            // The bus driver's answers `sendSignals` waited for may have come with calls, read but not handled yet:
+            // handled now, not at the next wake-up.
+            do { try bus.processPending() } catch {
+                logger.error("the D-Bus service lost its bus", metadata: ["error": "\(error)"])
+                return
+            }
             bus.flush()
             if descriptors.wait(timeoutMilliseconds: -1) & 0b10 != 0 { wakeup.drain() }
         }
@@ -280,7 +286,7 @@ private final class ServerConnection: @unchecked Sendable {
     private func sendSignals() {
         let signals = requests.takeSignals()
         guard !signals.isEmpty else { return }
-        let connections = targetsSignals ? currentPeers() : []
+        let connections = targetsSignals && signals.contains { !$0.isForEveryone } ? currentPeers() : []
         var guardians: [UInt32: Bool] = [:]
         func isGuardian(_ uid: UInt32) -> Bool {
             if let known = guardians[uid] { return known }
@@ -289,7 +295,7 @@ private final class ServerConnection: @unchecked Sendable {
             return verdict
         }
         for signal in signals {
-            if case .daemonPropertiesChanged = signal {
+            if signal.isForEveryone {
                 _ = stbus_emit_daemon_properties_changed(bus.handle)
                 continue
             }

@@ -168,6 +168,13 @@ extension Daemon: BusRequestHandler {
     }
 
     private func saveAuthorization(_ status: String, of client: BusClient, at now: Now) throws(ScreenTimeBusError) {
+        let limit = settings.clientLimits.maximumAppsPerUser
+        if clients.authorizations[client] == nil,
+            clients.authorizations.keys.count(where: { $0.user == client.user }) >= limit
+        {
+            throw ScreenTimeBusError(
+                .invalidArgument, "the daemon keeps the authorizations of \(limit) of your apps, the most one user may")
+        }
         try persist(.authorization, name: "", json: status, of: client, at: now)
         clients.authorizations[client] = status
     }

@@ -169,7 +169,7 @@ public final class Daemon {
     /// Returns whether it read them.
     @discardableResult
     public func reloadIfPolicyChanged(at now: Now) -> Bool {
-        guard policySources.changed() || policyRemovalDue(at: now) else { return false }
+        guard policyRemovalDue(at: now) || policySources.changed() else { return false }
         reload(at: now)
         return true
     }

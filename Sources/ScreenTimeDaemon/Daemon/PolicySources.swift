@@ -70,6 +70,12 @@ struct PolicySources {
     /// Whether anything read changed since the last reading.
     func changed() -> Bool { stamps(of: files) != stamps }
 
+    /// Whether nothing is at `path` any more: not even a link (one that leads nowhere is there, and refused).
+    static func gone(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) != 0 && errno == ENOENT
+    }
+
     /// Whether a missing file's grace is over at `now`: the next reading lifts its policy.
     func removalDue(at now: MonotonicInstant) -> Bool {
         missingSince.values.contains { now - $0 >= Self.removalGrace }
@@ -90,8 +96,8 @@ struct PolicySources {
         var changed = false
         var reading = Reading(limitedApps: [])
         for file in files {
-            // A file in force that is missing now: see below.
-            if lastGood[file.path] != nil, !FileManager.default.fileExists(atPath: file.path) { continue }
+            // A file in force that is gone now: see below.
+            if lastGood[file.path] != nil, Self.gone(file.path) { continue }
             let role = guardian ? file.role : .individual
             let diagnosis = Policy.diagnose(fileAt: file.path, role: role)
             switch diagnosis.result {
@@ -102,11 +108,9 @@ struct PolicySources {
                 if let text = diagnosis.text, let error = saveCopy(text, of: file) { reading.saveErrors.append(error) }
             case .failure(let error):
                 problems += error.problems
-                // A file missing at start limits nobody: its copy goes too.
-                guard FileManager.default.fileExists(atPath: file.path) else {
-                    try? FileManager.default.removeItem(atPath: copyPath(of: file))
-                    continue
-                }
+                // A file missing at start limits nobody (its copy goes too, below). A link that leads nowhere is
+                // there, and refused.
+                if Self.gone(file.path) { continue }
                 // At start nothing of the file is in force yet: its last good text, saved by an earlier run, is.
                 if lastGood[file.path] == nil, let saved = savedCopy(of: file, role: role) {
                     lastGood[file.path] = (file, saved)
@@ -117,7 +121,7 @@ struct PolicySources {
         }
         let paths = Set(files.map(\.path))
         for (path, kept) in lastGood {
-            if FileManager.default.fileExists(atPath: path) {
+            if !Self.gone(path) {
                 missingSince[path] = nil
                 // A default policy no longer read (the legacy file once default.toml is written) limits nobody.
                 if !paths.contains(path) {
@@ -126,20 +130,40 @@ struct PolicySources {
                 }
                 continue
             }
-            // Missing: in force for the grace, then lifted, and its copy goes (it limits nobody after a restart).
+            // Removed from a folder others can write: not the guardian's word. Kept in force, and said.
+            if guardian, let problem = Policy.guardianFolderProblem(of: path) {
+                problems.append(
+                    .init(
+                        file: path, line: 1, column: 1,
+                        message: "the file is gone, but \(problem); its last good policy stays in force"))
+                continue
+            }
+            // Gone: in force for the grace, then lifted.
             let since = missingSince[path] ?? now
             if missingSince[path] == nil { reading.missing.append(path) }
             missingSince[path] = since
             if now - since >= Self.removalGrace {
                 lastGood[path] = nil
                 missingSince[path] = nil
-                try? FileManager.default.removeItem(atPath: copyPath(of: kept.file))
                 reading.removed.append(path)
                 changed = true
+                // A file still expected (the default policy) says why nothing of it is in force.
+                if paths.contains(path),
+                    case .failure(let error) = Policy.diagnose(
+                        fileAt: path, role: guardian ? kept.file.role : .individual
+                    ).result
+                {
+                    problems += error.problems
+                }
             }
         }
         missingSince = missingSince.filter { lastGood[$0.key] != nil }
-        forgetCopies(keeping: Set(files.map(copyPath(of:)) + lastGood.values.map { copyPath(of: $0.file) }))
+        // The copies of the files in force and of those there (a refused one's, for a restart); the others go, so
+        // that a file removed limits nobody after a restart either. Two paths may share a copy (the legacy default).
+        forgetCopies(
+            keeping: Set(
+                files.filter { !Self.gone($0.path) }.map(copyPath(of:)) + lastGood.values.map { copyPath(of: $0.file) })
+        )
         // The default policy first, then the users' own, as the folder lists them.
         let usable = lastGood.values.sorted { ($0.file.user ?? "", $0.file.path) < ($1.file.user ?? "", $1.file.path) }
         var scopes: [PolicyPlan.Scope]

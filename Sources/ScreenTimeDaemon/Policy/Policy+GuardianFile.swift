@@ -3,9 +3,10 @@ import Glibc
 
 extension Policy {
     /// Why a guardian policy file can't be trusted, or nil when it can: the file (after symbolic links), every folder
-    /// above it, and the folder of every symbolic link on the way to it (each one, also a link to a folder, and the
-    /// folders above) must belong to root and be writable by root alone, or a limited user could write the limits
-    /// they live under (or swap a link). The daemon refuses such a file and keeps the policy in force.
+    /// above it, and every folder the path is looked up in on the way (the folder of each symbolic link, also of a
+    /// link to a folder, and a folder left again by `..`) must belong to root and be writable by root alone, or a
+    /// limited user could write the limits they live under (or swap a link). The daemon refuses such a file and
+    /// keeps the policy in force.
     public static func guardianFileProblem(at path: String) -> String? {
         guard let resolved = realpath(path, nil) else {
             return FileManager.default.fileExists(atPath: path) ? "cannot resolve \(path)" : nil
@@ -13,7 +14,7 @@ extension Policy {
         defer { free(resolved) }
         let real = String(cString: resolved)
         if let problem = ownershipProblem(from: real, file: real) { return problem }
-        // Each link met resolving the path, component by component, as the kernel does.
+        // The path looked up component by component, as the kernel does; `folder` is always a real folder.
         let current = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var pending = current.split(separator: "/").map(String.init)
         var folder = "/"
@@ -21,6 +22,7 @@ extension Policy {
         while !pending.isEmpty {
             let component = pending.removeFirst()
             if component == "." { continue }
+            if let problem = ownershipProblem(of: folder, file: real) { return problem }
             if component == ".." {
                 folder = (folder as NSString).deletingLastPathComponent
                 continue
@@ -36,35 +38,48 @@ extension Policy {
             guard links <= 40, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: candidate) else {
                 return "cannot follow the symbolic link \(candidate)"
             }
-            if let problem = ownershipProblem(from: folder, file: real) { return problem }
             pending = target.split(separator: "/").map(String.init) + pending
             if target.hasPrefix("/") { folder = "/" }
         }
         return nil
     }
 
+    /// Why the folder of a guardian policy file that is gone can't be trusted (so that its removal is not the
+    /// guardian's word), or nil when root alone can write it and every folder above it.
+    public static func guardianFolderProblem(of path: String) -> String? {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let resolved = realpath(folder.isEmpty ? "." : folder, nil) else { return "cannot resolve \(folder)" }
+        defer { free(resolved) }
+        return ownershipProblem(from: String(cString: resolved), file: "")
+    }
+
     /// The first of `start` and the folders above it that isn't root's alone; `file` is named as "the file".
     private static func ownershipProblem(from start: String, file: String) -> String? {
         var current = start
         while true {
-            var status = stat()
-            guard stat(current, &status) == 0 else { return "cannot read the owner of \(current)" }
-            let what = current == file ? "the file" : "the folder \(current)"
-            let fix =
-                current == file
-                ? "chown root:root \(file) && chmod 644 \(file)" : "chown root:root \(current) && chmod 755 \(current)"
-            if status.st_uid != 0 {
-                return
-                    "\(what) belongs to uid \(status.st_uid), not root, so that user can change the limits; fix: \(fix)"
-            }
-            if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-                return
-                    "\(what) is writable by its group or by everyone (mode \(String(status.st_mode & 0o7777, radix: 8))); fix: \(fix)"
-            }
+            if let problem = ownershipProblem(of: current, file: file) { return problem }
             if current == "/" { return nil }
             current = (current as NSString).deletingLastPathComponent
             if current.isEmpty { current = "/" }
         }
+    }
+
+    /// Why `path` itself (a folder, or `file`, named "the file") isn't root's alone, or nil.
+    private static func ownershipProblem(of path: String, file: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return "cannot read the owner of \(path)" }
+        let what = path == file ? "the file" : "the folder \(path)"
+        let fix =
+            path == file
+            ? "chown root:root \(file) && chmod 644 \(file)" : "chown root:root \(path) && chmod 755 \(path)"
+        if status.st_uid != 0 {
+            return "\(what) belongs to uid \(status.st_uid), not root, so that user can change the limits; fix: \(fix)"
+        }
+        if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            return
+                "\(what) is writable by its group or by everyone (mode \(String(status.st_mode & 0o7777, radix: 8))); fix: \(fix)"
+        }
+        return nil
     }
 
     /// Whether a guardian's default policy may cover the user `uid`: a regular user, uid 1000 and above, but not
