@@ -6,13 +6,21 @@ import Testing
 
 /// The last good policy outlives the daemon: a restart while the file is refused enforces the text last accepted.
 @Suite struct PolicySourcesTests {
-    @Test func aRestartWhileThePolicyIsRefusedEnforcesItsLastGoodText() throws {
+    static let good = "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"20s\"\n"
+
+    /// Individual mode's settings with `text` as the policy file, in a scratch folder (the ledger's under `state/`).
+    static func individualPolicy(_ text: String) throws -> (ScratchDirectory, DaemonSettings) {
         let directory = try ScratchDirectory()
         var settings = DaemonSettings.defaults(system: false)
         settings.policyPath = directory.path + "/policy.toml"
         settings.databasePath = directory.path + "/state/usage.sqlite"
-        let good = "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"20s\"\n"
-        try good.write(toFile: settings.policyPath, atomically: true, encoding: .utf8)
+        try text.write(toFile: settings.policyPath, atomically: true, encoding: .utf8)
+        return (directory, settings)
+    }
+
+    @Test func aRestartWhileThePolicyIsRefusedEnforcesItsLastGoodText() throws {
+        let (directory, settings) = try Self.individualPolicy(Self.good)
+        let good = Self.good
         var first = PolicySources(settings: settings)
         #expect(first.read(at: .init(nanoseconds: 0)).scopes?.first?.policy.limits.first?.daily == .seconds(20))
         let copy = directory.path + "/state/last-good-policies/policy.toml"
@@ -42,12 +50,7 @@ import Testing
     /// An editor that saves by removing the file and writing it anew leaves a gap: the policy holds through it. A
     /// file removed for longer than the grace limits nobody, and its copy goes with it.
     @Test func aMissingPolicyFileStaysInForceForTheGraceAndNoLonger() throws {
-        let directory = try ScratchDirectory()
-        var settings = DaemonSettings.defaults(system: false)
-        settings.policyPath = directory.path + "/policy.toml"
-        settings.databasePath = directory.path + "/state/usage.sqlite"
-        let good = "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"20s\"\n"
-        try good.write(toFile: settings.policyPath, atomically: true, encoding: .utf8)
+        let (directory, settings) = try Self.individualPolicy(Self.good)
         var sources = PolicySources(settings: settings)
         let start = MonotonicInstant(nanoseconds: 1_000_000_000_000)
         #expect(sources.read(at: start).scopes?.first?.policy.limits.count == 1)
@@ -84,12 +87,7 @@ import Testing
 
     /// A link that leads nowhere is not a removed file: it is refused, and the last good policy stays.
     @Test func aDanglingLinkKeepsTheLastGoodPolicy() throws {
-        let directory = try ScratchDirectory()
-        var settings = DaemonSettings.defaults(system: false)
-        settings.policyPath = directory.path + "/policy.toml"
-        settings.databasePath = directory.path + "/state/usage.sqlite"
-        try "[[limit]]\nname = \"games\"\napps = [\"supertuxkart\"]\ndaily = \"20s\"\n".write(
-            toFile: settings.policyPath, atomically: true, encoding: .utf8)
+        let (directory, settings) = try Self.individualPolicy(Self.good)
         var sources = PolicySources(settings: settings)
         let start = MonotonicInstant(nanoseconds: 0)
         #expect(sources.read(at: start).scopes?.first?.policy.limits.count == 1)
