@@ -121,4 +121,15 @@ import Testing
         #expect(FileManager.default.contents(atPath: aside) == Data("[{\"id\": 1, \"us".utf8))
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    @Test func aFolderInThePlaceOfTheFileIsKeptAsideToo() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/requests.json"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        var requests = TimeRequests(path: path, at: Self.filed)
+        #expect(requests.loadProblem == "\(path) is not a list of requests; kept as \(path).broken-1800000000")
+        _ = requests.file(user: .init(1001), name: "ana", seconds: 60, reason: "", at: Self.filed)
+        #expect(requests.saveError == nil)
+        #expect(TimeRequests(path: path).requests.count == 1)
+    }
 }

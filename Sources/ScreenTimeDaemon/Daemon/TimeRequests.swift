@@ -51,11 +51,13 @@ struct TimeRequests {
     }
 
     /// Reads the file at `path` (none: no requests; a list of requests, as earlier versions wrote it, is read too).
-    /// A file that can't be read as either is kept aside (`requests.json.broken-TIME`) and none are waiting.
+    /// Anything else there (a file that can't be read as either, or read at all) is kept aside
+    /// (`requests.json.broken-TIME`) and none are waiting.
     init(path: String, at now: Date = Date()) {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else { return }
-        let text = String(decoding: data, as: UTF8.self)
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
         if let saved = try? BusJSON.decode(Saved.self, from: text) {
             requests = saved.requests
             nextID = max(saved.nextID, (saved.requests.map(\.id).max() ?? 0) &+ 1)
@@ -88,7 +90,8 @@ struct TimeRequests {
         let request = Request(
             id: nextID, user: user.rawValue, userName: name, seconds: seconds, reason: reason, filedAt: now,
             state: .pending)
-        nextID &+= 1
+        // 0 answers every request (`AnswerRequest`): never an id.
+        nextID = nextID == UInt32.max ? 1 : nextID + 1
         requests.append(request)
         save()
         return request
