@@ -102,19 +102,54 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
     return pid;
 }
 
-int clinux_stat_in_root(const char *root, const char *path, struct stat *status) {
+static int open_in_root(const char *root, const char *path, unsigned long long flags) {
     int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) return -1;
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+    struct open_how how = {.flags = flags | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
     int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
     int saved = errno;
     close(root_fd);
-    if (fd < 0) {
-        errno = saved;
-        return -1;
-    }
+    errno = saved;
+    return fd;
+}
+
+int clinux_stat_in_root(const char *root, const char *path, struct stat *status) {
+    int fd = open_in_root(root, path, O_PATH);
+    if (fd < 0) return -1;
     int result = fstat(fd, status);
-    saved = errno;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+}
+
+long clinux_read_in_root(const char *root, const char *path, void *buffer, unsigned long capacity) {
+    int fd = open_in_root(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return -1;
+    struct stat status;
+    long result = -1;
+    if (fstat(fd, &status) != 0) goto done;
+    if (!S_ISREG(status.st_mode)) {
+        errno = EINVAL;
+        goto done;
+    }
+    if ((unsigned long long)status.st_size > capacity) {
+        errno = EFBIG;
+        goto done;
+    }
+    unsigned long total = 0;
+    while (total < capacity) {
+        ssize_t n = read(fd, (char *)buffer + total, capacity - total);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            goto done;
+        }
+        if (n == 0) break;
+        total += (unsigned long)n;
+    }
+    result = (long)total;
+done:;
+    int saved = errno;
     close(fd);
     errno = saved;
     return result;

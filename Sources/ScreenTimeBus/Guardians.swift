@@ -26,20 +26,27 @@ public enum Guardians {
     }
 
     private static func lookUp(_ uid: UInt32) -> Bool {
-        // The records point into `storage`, which lives through the whole lookup.
-        let storage = UnsafeMutablePointer<CChar>.allocate(capacity: 16 * 1024)
+        // The records point into `storage`, which lives through the whole lookup; a group of many members (from a
+        // directory) may need more than the first size.
+        var capacity = 16 * 1024
+        var storage = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { storage.deallocate() }
         var administrators: Set<gid_t> = []
         for name in groups {
             var group = group()
             var found: UnsafeMutablePointer<group>?
-            if getgrnam_r(name, &group, storage, 16 * 1024, &found) == 0, let found {
-                administrators.insert(found.pointee.gr_gid)
+            var result = getgrnam_r(name, &group, storage, capacity, &found)
+            while result == ERANGE, capacity < 4 << 20 {
+                storage.deallocate()
+                capacity *= 4
+                storage = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+                result = getgrnam_r(name, &group, storage, capacity, &found)
             }
+            if result == 0, found != nil { administrators.insert(group.gr_gid) }
         }
         var entry = passwd()
         var found: UnsafeMutablePointer<passwd>?
-        guard !administrators.isEmpty, getpwuid_r(uid, &entry, storage, 16 * 1024, &found) == 0, found != nil,
+        guard !administrators.isEmpty, getpwuid_r(uid, &entry, storage, capacity, &found) == 0, found != nil,
             let name = entry.pw_name
         else { return false }
         if administrators.contains(entry.pw_gid) { return true }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import ScreenTimeModel
 import Testing
@@ -37,7 +38,9 @@ import Testing
         let ordered = table.entries.values.sorted { ($0.stat.startTime, $0.pid) < ($1.stat.startTime, $1.pid) }
         for entry in ordered {
             let parent = table.entries[entry.stat.parent]?.app
-            if let app = resolver.resolve(entry, parent: parent, desktopEntries: index) { table.setApp(app, for: entry.pid) }
+            if let app = resolver.resolve(entry, parent: parent, desktopEntries: index) {
+                table.setApp(app, for: entry.pid)
+            }
         }
         return table
     }
@@ -68,7 +71,8 @@ import Testing
         try writeFile("\(directory)/launcher", "#!/bin/sh\n/bin/sleep 600 &\nwait\n")
         chmod("\(directory)/launcher", 0o755)
         let entry = try #require(
-            DesktopEntry(id: "org.example.Launcher", parsing: "[Desktop Entry]\nName=Launcher\nExec=\(directory)/launcher\n"))
+            DesktopEntry(
+                id: "org.example.Launcher", parsing: "[Desktop Entry]\nName=Launcher\nExec=\(directory)/launcher\n"))
         let pid = try spawn(["/bin/sh", "\(directory)/launcher"])
         defer { stop([pid]) }
         var sleeper: pid_t?
@@ -79,8 +83,11 @@ import Testing
         let sleeperPID = try #require(sleeper)
         defer { stop([sleeperPID]) }
         let table = resolvedTable(waitingFor: sleeperPID, index: DesktopEntryIndex(entries: [entry]))
-        #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("org.example.Launcher"), source: .desktopEntry))
-        #expect(table.entries[ProcessID(sleeperPID)]?.app == ResolvedApp(id: AppID("org.example.Launcher"), source: .inherited))
+        #expect(
+            table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("org.example.Launcher"), source: .desktopEntry))
+        #expect(
+            table.entries[ProcessID(sleeperPID)]?.app
+                == ResolvedApp(id: AppID("org.example.Launcher"), source: .inherited))
     }
 
     @Test func anInterpretedProgramIsNamedByItsScript() throws {
@@ -99,7 +106,9 @@ import Testing
 
     @Test func aProgramRunThroughTheDynamicLoaderIsNamedByTheProgram() throws {
         let loader = try #require(
-            ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"].first { (path: String) in access(path, X_OK) == 0 })
+            ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"].first { (path: String) in
+                access(path, X_OK) == 0
+            })
         let directory = "/tmp/st-loader-\(getpid())"
         defer { _ = try? removeTree(directory) }
         try writeFile("\(directory)/.keep", "")
@@ -123,7 +132,8 @@ import Testing
         let table = resolvedTable(waitingFor: pid, index: DesktopEntryIndex(entries: []))
         var entry = try #require(table.entries[ProcessID(pid)])
         let calculator = try #require(
-            DesktopEntry(id: "org.gnome.Calculator", parsing: "[Desktop Entry]\nName=Calculator\nExec=gnome-calculator\n"))
+            DesktopEntry(
+                id: "org.gnome.Calculator", parsing: "[Desktop Entry]\nName=Calculator\nExec=gnome-calculator\n"))
         let index = DesktopEntryIndex(entries: [calculator])
         let manager = "/user.slice/user-1000.slice/user@1000.service/app.slice/"
         // The game started in a scope named after the calculator, an always-allowed app.
@@ -165,6 +175,67 @@ import Testing
         // An app known by its desktop entry or unit keeps that identity.
         let byEntry = ResolvedApp(id: AppID("org.example.Homework"), source: .desktopEntry)
         #expect(contents.check(byEntry, pid: ProcessID(copy)) == byEntry)
+        // A process that only inherited an app is the watched app whose program it runs, and teaches nothing: the
+        // game's shell is not the game.
+        let inherited = ResolvedApp(id: AppID("org.gnome.Calculator"), source: .inherited)
+        #expect(contents.check(inherited, pid: ProcessID(copy)) == named("supertuxkart"))
+        #expect(
+            contents.check(ResolvedApp(id: AppID("supertuxkart"), source: .inherited), pid: ProcessID(other))
+                == ResolvedApp(id: AppID("supertuxkart"), source: .inherited))
+        #expect(contents.check(named("other"), pid: ProcessID(other)) == named("other"))
+    }
+
+    /// Needs root (it starts processes as nobody); under CI=true it runs (and fails) without.
+    @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func aGuardianNeverLetsAProgramOfTheUsersOwnPassForAnAllowedApp() throws {
+        let directory = "/tmp/st-guardian-identity-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        chmod(directory, 0o755)
+        // The user's own game, under the calculator's file name.
+        try copyFile("/bin/sleep", to: "\(directory)/gnome-calculator")
+        chown("\(directory)/gnome-calculator", 65534, 65534)
+        let calculator = try #require(
+            DesktopEntry(
+                id: "org.gnome.Calculator", parsing: "[Desktop Entry]\nName=Calculator\nExec=gnome-calculator\n"))
+        let sleeper = try #require(
+            DesktopEntry(id: "org.example.Sleeper", parsing: "[Desktop Entry]\nName=Sleeper\nExec=/bin/sleep 600\n"))
+        let index = DesktopEntryIndex(entries: [calculator, sleeper])
+        let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        let game = try spawn(asNobody + ["\(directory)/gnome-calculator", "600"])
+        let system = try spawn(asNobody + ["/bin/sleep", "600"])
+        defer { stop([game, system]) }
+        var entries: [ProcessEntry] = []
+        for _ in 0..<100 {
+            let table = resolvedTable(waitingFor: system, index: DesktopEntryIndex(entries: []))
+            entries = [game, system].compactMap { table.entries[ProcessID($0)] }
+            if entries.count == 2,
+                entries.allSatisfy({ $0.user == UserID(65534) && $0.executable != "/usr/bin/setpriv" })
+            {
+                break
+            }
+            usleep(20_000)
+        }
+        try #require(entries.count == 2)
+        let guardian = AppResolver(trustsUnitNames: false)
+        let allowed = ResolvedApp(id: AppID("org.gnome.Calculator"), source: .desktopEntry)
+        // By file name: the calculator for a user's own daemon, not for a guardian's.
+        #expect(AppResolver().resolve(entries[0], parent: nil, desktopEntries: index)?.id == allowed.id)
+        #expect(
+            guardian.resolve(entries[0], parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("gnome-calculator"), source: .executable))
+        // Started from the calculator, the user's own program is not the calculator; a system program is.
+        let noEntries = DesktopEntryIndex(entries: [])
+        #expect(
+            guardian.resolve(entries[0], parent: allowed, desktopEntries: noEntries)
+                == ResolvedApp(id: AppID("gnome-calculator"), source: .executable))
+        #expect(
+            guardian.resolve(entries[1], parent: allowed, desktopEntries: noEntries)
+                == ResolvedApp(id: allowed.id, source: .inherited))
+        // An entry that names the program's path: the very file runs, so the guardian takes it.
+        #expect(
+            guardian.resolve(entries[1], parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("org.example.Sleeper"), source: .desktopEntry))
     }
 
     @Test func aReusedOrReExecutedPidIsReadAgain() throws {

@@ -58,8 +58,17 @@ extension AppIdentityOfRealProcesses {
         let runtimeTool = try sandbox(app: installed, usr: runtime, info: info, run: "/usr/bin/tool")
         defer { stop([runtimeTool.bwrap]) }
 
+        // A FIFO in the place of /.flatpak-info (its reader would wait for a writer forever): not read.
+        #expect(mkfifo("\(own)/fifo", 0o644) == 0)
+        let fifo = try sandbox(app: installed, usr: runtime, info: "\(own)/fifo", run: "/app/game")
+        defer { stop([fifo.bwrap]) }
+
         let index = DesktopEntryIndex(entries: [])
-        let table = resolvedTable(waitingFor: runtimeTool.game, index: index)
+        let table = resolvedTable(waitingFor: fifo.game, index: index)
+        let fifoEntry = try #require(table.entries[ProcessID(fifo.game)])
+        #expect(
+            AppResolver(trustsUnitNames: false).resolve(fifoEntry, parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("game"), source: .executable))
         let flatpak = ResolvedApp(id: AppID(name), source: .flatpak)
         let guardian = AppResolver(trustsUnitNames: false)
         for (sandboxed, trusted) in [(genuine, true), (copied, false), (ownUsr, false), (runtimeTool, false)] {

@@ -62,6 +62,11 @@ struct stat;
    Returns 0, or -1 with errno set. */
 int clinux_stat_in_root(const char *root, const char *path, struct stat *status);
 
+/* Reads at most `capacity` bytes of the regular file `path` as a process whose root folder is `root` resolves it (as
+   clinux_stat_in_root), opened without waiting (O_NONBLOCK: a FIFO there can't hold the caller). Returns the count
+   read, or -1 with errno set (EINVAL when it is not a regular file, EFBIG when it holds more than `capacity`). */
+long clinux_read_in_root(const char *root, const char *path, void *buffer, unsigned long capacity);
+
 /* Sets the calling thread's timer slack (prctl(2) PR_SET_TIMERSLACK): how late, in nanoseconds, the kernel may end its
    sleeps to wake it together with other timers; 0 sets the thread's default back. Returns 0 or -1 with errno set. */
 int clinux_set_timer_slack(unsigned long nanoseconds);

@@ -96,11 +96,15 @@ extension Collector {
         var tried = 0
         for entry in table.entries.values where entry.user == session.user && tried < 64 {
             guard let group = entry.controlGroup,
-                group.sessionScope == session.id.rawValue || (group.isInUserManager && group.sliceOwner == session.user.rawValue)
+                group.sessionScope == session.id.rawValue
+                    || (group.isInUserManager && group.sliceOwner == session.user.rawValue)
             else { continue }
             tried += 1
-            guard let environment = ProcessEnvironment.read(pid: entry.pid, procRoot: configuration.procRoot) else { continue }
-            if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil || environment["SWAYSOCK"] != nil {
+            guard let environment = ProcessEnvironment.read(pid: entry.pid, procRoot: configuration.procRoot) else {
+                continue
+            }
+            if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil || environment["SWAYSOCK"] != nil
+            {
                 return environment
             }
         }
@@ -112,7 +116,10 @@ extension Collector {
             if table.entries[pid]?.app == nil { resolve(pid) }
             if let app = table.entries[pid]?.app ?? entry.app {
                 var resolved = app
-                if app.source == .executable || app.source == .script, let windowClass = window.windowClass,
+                // The window's class names the app of a program known only by its file name; not for a guardian,
+                // whose limited user picks the class (a game's window can call itself the calculator).
+                if !configuration.limitedByGuardian, app.source == .executable || app.source == .script,
+                    let windowClass = window.windowClass,
                     let desktopEntry = catalog.desktopEntries.entry(forWindowClass: windowClass)
                 {
                     resolved = ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass)
@@ -122,9 +129,11 @@ extension Collector {
         }
         if let windowClass = window.windowClass {
             if let desktopEntry = catalog.desktopEntries.entry(forWindowClass: windowClass) {
-                return appInUse(ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass), pid: window.pid, catalog: catalog)
+                return appInUse(
+                    ResolvedApp(id: AppID(desktopEntry.id), source: .windowClass), pid: window.pid, catalog: catalog)
             }
-            return appInUse(ResolvedApp(id: AppID(windowClass), source: .windowClass), pid: window.pid, catalog: catalog)
+            return appInUse(
+                ResolvedApp(id: AppID(windowClass), source: .windowClass), pid: window.pid, catalog: catalog)
         }
         return nil
     }

@@ -323,11 +323,14 @@ public final class Collector {
         programContents.watched = apps
         guard !apps.isEmpty else { return }
         let running = table.entries.values.compactMap { entry in entry.app.map { (pid: entry.pid, app: $0) } }
-        // The watched apps' programs first, then everything known only by its executable's name.
+        // The watched apps' programs first, then everything known only by its executable's name or its parent's app.
         for process in running where apps.contains(process.app.id) {
             _ = programContents.check(process.app, pid: process.pid)
         }
-        for process in running where process.app.source == .executable && !apps.contains(process.app.id) {
+        for process in running
+        where (process.app.source == .executable || process.app.source == .inherited)
+            && !apps.contains(process.app.id)
+        {
             let checked = programContents.check(process.app, pid: process.pid)
             if checked != process.app {
                 table.setApp(checked, for: process.pid)

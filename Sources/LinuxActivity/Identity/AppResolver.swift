@@ -28,7 +28,7 @@ public struct AppResolver: Sendable {
         if let path = entry.controlGroup?.path {
             for unit in path.split(separator: "/").reversed() {
                 guard let id = UnitName.appID(of: unit) else { continue }
-                if trustsUnitNames || program.map({ runs(id, $0.path, desktopEntries) }) ?? false {
+                if trustsUnitNames || program.map({ runs(id, $0, entry, desktopEntries) }) ?? false {
                     return ResolvedApp(id: id, source: .unit)
                 }
                 break
@@ -41,10 +41,14 @@ public struct AppResolver: Sendable {
         {
             return ResolvedApp(id: id, source: .flatpak)
         }
-        if let program, let desktopEntry = desktopEntries.entry(forExecutable: program.path) {
+        if let program, let desktopEntry = desktopEntry(of: program, running: entry, in: desktopEntries) {
             return ResolvedApp(id: AppID(desktopEntry.id), source: .desktopEntry)
         }
-        if let parent, parent.source.isInherited { return ResolvedApp(id: parent.id, source: .inherited) }
+        // A guardian's limited user could start their own program from an allowed app (or fork before the app's
+        // exec and exec their program later): it is never that app.
+        if let parent, parent.source.isInherited, trustsUnitNames || !(program.map { isUsers($0, entry) } ?? false) {
+            return ResolvedApp(id: parent.id, source: .inherited)
+        }
         if let program {
             return ResolvedApp(id: AppID(baseName(program.path)), source: program.isScript ? .script : .executable)
         }
@@ -53,9 +57,43 @@ public struct AppResolver: Sendable {
 
     /// Whether `program` is the app `id`'s: its desktop entry's executable, or, for an app named by its executable,
     /// that executable.
-    private func runs(_ id: AppID, _ program: String, _ desktopEntries: DesktopEntryIndex) -> Bool {
-        if let desktopEntry = desktopEntries.entry(forExecutable: program) { return desktopEntry.id == id.rawValue }
-        return baseName(program) == id.rawValue
+    private func runs(
+        _ id: AppID, _ program: (path: String, isScript: Bool), _ entry: ProcessEntry,
+        _ desktopEntries: DesktopEntryIndex
+    ) -> Bool {
+        if let desktopEntry = desktopEntry(of: program, running: entry, in: desktopEntries) {
+            return desktopEntry.id == id.rawValue
+        }
+        return baseName(program.path) == id.rawValue
+    }
+
+    /// The desktop entry whose program `program` is. Where the user is trusted, by its path or else its file name; a
+    /// guardian's limited user can copy a game under an allowed app's file name, or mount one on its path in a
+    /// namespace of their own, so there only by its path, and only when the process runs that very file (device and
+    /// inode of `/proc/PID/exe`, or of the script in the process's root, against the system's file).
+    private func desktopEntry(
+        of program: (path: String, isScript: Bool), running entry: ProcessEntry, in desktopEntries: DesktopEntryIndex
+    ) -> DesktopEntry? {
+        if trustsUnitNames { return desktopEntries.entry(forExecutable: program.path) }
+        guard let desktopEntry = desktopEntries.entry(forExactExecutable: program.path) else { return nil }
+        let running = runningFile(program, entry)
+        return FlatpakInstance.sameFile(running, FileSystem.status(program.path)) ? desktopEntry : nil
+    }
+
+    /// The metadata of the file `program` names as the process sees it: its executable (`/proc/PID/exe`) or its
+    /// script, looked up in its root.
+    private func runningFile(_ program: (path: String, isScript: Bool), _ entry: ProcessEntry) -> stat? {
+        let process = "\(procRoot)/\(entry.pid.rawValue)"
+        if program.isScript || entry.executable != program.path {
+            return FileSystem.status(program.path, inRoot: process + "/root")
+        }
+        return FileSystem.status(process + "/exe")
+    }
+
+    /// Whether `program` is the process's user's own: a file they own, or one everyone may write.
+    private func isUsers(_ program: (path: String, isScript: Bool), _ entry: ProcessEntry) -> Bool {
+        guard let file = runningFile(program, entry) else { return false }
+        return file.st_uid == entry.user.rawValue || file.st_mode & S_IWOTH != 0
     }
 
     /// The file the process runs: the interpreter's script when the executable is an interpreter running one, the
@@ -87,7 +125,8 @@ public struct AppResolver: Sendable {
     /// any name. The name then holds only for what the system's installation of that app runs (`FlatpakInstance`).
     func flatpakApplication(of entry: ProcessEntry) -> AppID? {
         let root = "\(procRoot)/\(entry.pid.rawValue)/root"
-        guard let text = FileSystem.readText(root + "/.flatpak-info") else { return nil }
+        // The user's sandbox may hold a FIFO, a device or a huge file there, or a link into this process's root.
+        guard let text = FileSystem.readText("/.flatpak-info", inRoot: root) else { return nil }
         let instance = FlatpakInstance(info: text)
         guard let name = instance.name else { return nil }
         if !trustsUnitNames {
@@ -150,17 +189,23 @@ struct FlatpakInstance {
             Self.sameFile(FileSystem.status("/usr", inRoot: processRoot), FileSystem.status(runtimePath)),
             let running = FileSystem.status(processExecutable)
         else { return false }
+        // The installation's files are looked up in its own folder as the sandbox sees them: a link in it leads
+        // within the app (or the runtime), not into the host.
         if let inApp = Self.relative(executable, to: "/app") {
-            guard Self.sameFile(running, FileSystem.status(appPath + inApp)) else { return false }
+            guard Self.sameFile(running, FileSystem.status(inApp, inRoot: appPath)) else { return false }
         } else {
-            // The runtime's programs (an interpreter, the dynamic loader) run anything: only an app's script.
             guard let inRuntime = Self.relative(executable, to: "/usr"),
-                Self.sameFile(running, FileSystem.status(runtimePath + inRuntime)), script != nil
+                Self.sameFile(running, FileSystem.status(inRuntime, inRoot: runtimePath))
             else { return false }
         }
-        guard let script else { return true }
+        // An interpreter (the app's or the runtime's) or the dynamic loader runs anything: only a script of the app.
+        let runsAnything =
+            ProgramResolver.isInterpreter(baseName(executable)) || AppResolver.isDynamicLoader(baseName(executable))
+            || Self.relative(executable, to: "/app") == nil
+        guard let script else { return !runsAnything }
         guard let inApp = Self.relative(script, to: "/app") else { return false }
-        return Self.sameFile(FileSystem.status(script, inRoot: processRoot), FileSystem.status(appPath + inApp))
+        return Self.sameFile(
+            FileSystem.status(script, inRoot: processRoot), FileSystem.status(inApp, inRoot: appPath))
     }
 
     /// `path` without the folder `folder` it lies in (`/bin/game` for `/app/bin/game`); nil when it lies elsewhere

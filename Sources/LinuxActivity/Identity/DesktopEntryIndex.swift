@@ -76,7 +76,8 @@ public struct DesktopEntryIndex: Sendable {
         var programs: [String] = []
         let command = ProgramResolver.effectiveCommand(entry.exec)
         if let program = command.first {
-            if ProgramResolver.isInterpreter(baseName(program)), let script = ProgramResolver.script(arguments: command) {
+            if ProgramResolver.isInterpreter(baseName(program)), let script = ProgramResolver.script(arguments: command)
+            {
                 programs.append(script)
             } else {
                 programs.append(program)
@@ -101,6 +102,11 @@ public struct DesktopEntryIndex: Sendable {
             if access(candidate, X_OK) == 0 { return FileSystem.realPath(candidate) ?? candidate }
         }
         return nil
+    }
+
+    /// The entry whose program is this absolute path (resolved), not one of the same file name elsewhere.
+    public func entry(forExactExecutable path: String) -> DesktopEntry? {
+        byExecutable[path].flatMap { entries[$0] }
     }
 
     /// The entry whose program is this absolute path (resolved), or failing that whose program has this file name.

@@ -27,15 +27,21 @@ final class ProgramContents {
 
     init(procRoot: String) { self.procRoot = procRoot }
 
-    /// Learns the program of a process resolved as `app`, when `app` is watched; or, for a process known only by its
-    /// executable's name, the watched app whose program it runs. Returns the app the process is.
+    /// Learns the program of a process resolved as `app`, when `app` is watched (not from a process that only
+    /// inherited it: a watched game's helpers and shells are not the game); or, for a process known only by its
+    /// executable's name or by its parent's app, the watched app whose program it runs. Returns the app the process
+    /// is.
     func check(_ app: ResolvedApp, pid: ProcessID) -> ResolvedApp {
         guard !watched.isEmpty else { return app }
         if watched.contains(app.id) {
-            if let digest = digest(of: pid), learned[digest] == nil { learned[digest] = app.id }
+            if app.source != .inherited, let digest = digest(of: pid), learned[digest] == nil {
+                learned[digest] = app.id
+            }
             return app
         }
-        guard app.source == .executable, let digest = digest(of: pid), let known = learned[digest] else { return app }
+        guard app.source == .executable || app.source == .inherited, let digest = digest(of: pid),
+            let known = learned[digest]
+        else { return app }
         return ResolvedApp(id: known, source: .executable)
     }
 

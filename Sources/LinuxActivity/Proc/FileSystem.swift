@@ -118,6 +118,15 @@ enum FileSystem {
         return clinux_stat_in_root(root, path, &result) == 0 ? result : nil
     }
 
+    /// The text of the regular file `path` as a process whose root is `root` sees it (see `status(_:inRoot:)`), opened
+    /// without waiting; nil when it can't be read, is no regular file, or holds more than `limit` bytes.
+    static func readText(_ path: String, inRoot root: String, limit: Int = 64 * 1024) -> String? {
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let count = buffer.withUnsafeMutableBytes { clinux_read_in_root(root, path, $0.baseAddress, UInt(limit)) }
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer.prefix(count), as: UTF8.self)
+    }
+
     /// Whether a directory entry exists at `path`.
     static func isDirectory(_ path: String) -> Bool {
         guard let result = status(path) else { return false }

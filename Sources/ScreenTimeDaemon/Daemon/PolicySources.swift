@@ -70,12 +70,6 @@ struct PolicySources {
     /// Whether anything read changed since the last reading.
     func changed() -> Bool { stamps(of: files) != stamps }
 
-    /// Whether nothing is at `path` any more: not even a link (one that leads nowhere is there, and refused).
-    static func gone(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(path, &status) != 0 && errno == ENOENT
-    }
-
     /// Whether a missing file's grace is over at `now`: the next reading lifts its policy.
     func removalDue(at now: MonotonicInstant) -> Bool {
         missingSince.values.contains { now - $0 >= Self.removalGrace }
@@ -97,7 +91,7 @@ struct PolicySources {
         var reading = Reading(limitedApps: [])
         for file in files {
             // A file in force that is gone now: see below.
-            if lastGood[file.path] != nil, Self.gone(file.path) { continue }
+            if lastGood[file.path] != nil, Policy.nothing(at: file.path) { continue }
             let role = guardian ? file.role : .individual
             let diagnosis = Policy.diagnose(fileAt: file.path, role: role)
             switch diagnosis.result {
@@ -110,7 +104,7 @@ struct PolicySources {
                 problems += error.problems
                 // A file missing at start limits nobody (its copy goes too, below). A link that leads nowhere is
                 // there, and refused.
-                if Self.gone(file.path) { continue }
+                if Policy.nothing(at: file.path) { continue }
                 // At start nothing of the file is in force yet: its last good text, saved by an earlier run, is.
                 if lastGood[file.path] == nil, let saved = savedCopy(of: file, role: role) {
                     lastGood[file.path] = (file, saved)
@@ -121,7 +115,7 @@ struct PolicySources {
         }
         let paths = Set(files.map(\.path))
         for (path, kept) in lastGood {
-            if !Self.gone(path) {
+            if !Policy.nothing(at: path) {
                 missingSince[path] = nil
                 // A default policy no longer read (the legacy file once default.toml is written) limits nobody.
                 if !paths.contains(path) {
@@ -162,7 +156,8 @@ struct PolicySources {
         // that a file removed limits nobody after a restart either. Two paths may share a copy (the legacy default).
         forgetCopies(
             keeping: Set(
-                files.filter { !Self.gone($0.path) }.map(copyPath(of:)) + lastGood.values.map { copyPath(of: $0.file) })
+                files.filter { !Policy.nothing(at: $0.path) }.map(copyPath(of:))
+                    + lastGood.values.map { copyPath(of: $0.file) })
         )
         // The default policy first, then the users' own, as the folder lists them.
         let usable = lastGood.values.sorted { ($0.file.user ?? "", $0.file.path) < ($1.file.user ?? "", $1.file.path) }

@@ -56,7 +56,7 @@ struct TimeRequests {
     init(path: String, at now: Date = Date()) {
         self.path = path
         var status = stat()
-        guard lstat(path, &status) == 0 else { return }
+        guard lstat(path, &status) == 0 || errno != ENOENT else { return }
         let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
         if let saved = try? BusJSON.decode(Saved.self, from: text) {
             requests = saved.requests
@@ -69,6 +69,8 @@ struct TimeRequests {
             let kept = rename(path, aside) == 0
             loadProblem = "\(path) is not a list of requests; " + (kept ? "kept as \(aside)" : "left where it is")
         }
+        // 0 answers every request: never an id.
+        if nextID == 0 { nextID = 1 }
     }
 
     /// Forgets the requests filed before the start of `today` (local midnight).

@@ -37,7 +37,8 @@ public enum GuardianPolicies {
         let users = names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { name in
             File(path: usersFolder + "/" + name, user: String(name.dropLast(5)))
         }
-        if !users.isEmpty, !FileManager.default.fileExists(atPath: defaultPath) { return users }
+        // Only an empty path leaves the default out: a link there that leads nowhere is read, and refused.
+        if !users.isEmpty, Policy.nothing(at: defaultPath) { return users }
         return [File(path: defaultPath, user: nil)] + users
     }
 

@@ -8,12 +8,18 @@ extension Policy {
     /// limited user could write the limits they live under (or swap a link). The daemon refuses such a file and
     /// keeps the policy in force.
     public static func guardianFileProblem(at path: String) -> String? {
+        trustProblem(at: path, isFile: true)
+    }
+
+    /// `guardianFileProblem` of a file or a folder (named as such).
+    private static func trustProblem(at path: String, isFile: Bool) -> String? {
         guard let resolved = realpath(path, nil) else {
             return FileManager.default.fileExists(atPath: path) ? "cannot resolve \(path)" : nil
         }
         defer { free(resolved) }
         let real = String(cString: resolved)
-        if let problem = ownershipProblem(from: real, file: real) { return problem }
+        let file = isFile ? real : ""
+        if let problem = ownershipProblem(from: real, file: file) { return problem }
         // The path looked up component by component, as the kernel does; `folder` is always a real folder.
         let current = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var pending = current.split(separator: "/").map(String.init)
@@ -22,7 +28,7 @@ extension Policy {
         while !pending.isEmpty {
             let component = pending.removeFirst()
             if component == "." { continue }
-            if let problem = ownershipProblem(of: folder, file: real) { return problem }
+            if let problem = ownershipProblem(of: folder, file: file) { return problem }
             if component == ".." {
                 folder = (folder as NSString).deletingLastPathComponent
                 continue
@@ -44,13 +50,21 @@ extension Policy {
         return nil
     }
 
+    /// Whether nothing is at `path`: not even a link (one that leads nowhere is there, and refused). A policy file is
+    /// removed only when this holds.
+    public static func nothing(at path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) != 0 && errno == ENOENT
+    }
+
     /// Why the folder of a guardian policy file that is gone can't be trusted (so that its removal is not the
     /// guardian's word), or nil when root alone can write it and every folder above it.
     public static func guardianFolderProblem(of path: String) -> String? {
         let folder = (path as NSString).deletingLastPathComponent
-        guard let resolved = realpath(folder.isEmpty ? "." : folder, nil) else { return "cannot resolve \(folder)" }
-        defer { free(resolved) }
-        return ownershipProblem(from: String(cString: resolved), file: "")
+        guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder) else {
+            return "cannot resolve \(folder)"
+        }
+        return trustProblem(at: folder.isEmpty ? "." : folder, isFile: false)
     }
 
     /// The first of `start` and the folders above it that isn't root's alone; `file` is named as "the file".

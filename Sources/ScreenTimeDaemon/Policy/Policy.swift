@@ -210,7 +210,7 @@ public struct Policy: Hashable, Sendable {
     public static let legacySystemPath = "/etc/screentime/policy.toml"
 
     /// The guardian's policy file: `systemDefaultPath`, or `legacySystemPath` while only that one exists.
-    public static func systemPath(fileExists: (String) -> Bool = FileManager.default.fileExists(atPath:)) -> String {
+    public static func systemPath(fileExists: (String) -> Bool = { !Policy.nothing(at: $0) }) -> String {
         !fileExists(systemDefaultPath) && fileExists(legacySystemPath) ? legacySystemPath : systemDefaultPath
     }
 
