@@ -192,9 +192,11 @@ import Testing
         defer { _ = try? removeTree(directory) }
         try writeFile("\(directory)/.keep", "")
         chmod(directory, 0o755)
-        // The user's own game, under the calculator's file name.
-        try copyFile("/bin/sleep", to: "\(directory)/gnome-calculator")
-        chown("\(directory)/gnome-calculator", 65534, 65534)
+        // The user's own game, under the calculator's file name, and under its id.
+        for name in ["gnome-calculator", "org.gnome.Calculator"] {
+            try copyFile("/bin/sleep", to: "\(directory)/\(name)")
+            chown("\(directory)/\(name)", 65534, 65534)
+        }
         let calculator = try #require(
             DesktopEntry(
                 id: "org.gnome.Calculator", parsing: "[Desktop Entry]\nName=Calculator\nExec=gnome-calculator\n"))
@@ -204,31 +206,38 @@ import Testing
         let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         let game = try spawn(asNobody + ["\(directory)/gnome-calculator", "600"])
         let system = try spawn(asNobody + ["/bin/sleep", "600"])
-        defer { stop([game, system]) }
+        let named = try spawn(asNobody + ["\(directory)/org.gnome.Calculator", "600"])
+        defer { stop([game, system, named]) }
         var entries: [ProcessEntry] = []
         for _ in 0..<100 {
-            let table = resolvedTable(waitingFor: system, index: DesktopEntryIndex(entries: []))
-            entries = [game, system].compactMap { table.entries[ProcessID($0)] }
-            if entries.count == 2,
+            let table = resolvedTable(waitingFor: named, index: DesktopEntryIndex(entries: []))
+            entries = [game, system, named].compactMap { table.entries[ProcessID($0)] }
+            if entries.count == 3,
                 entries.allSatisfy({ $0.user == UserID(65534) && $0.executable != "/usr/bin/setpriv" })
             {
                 break
             }
             usleep(20_000)
         }
-        try #require(entries.count == 2)
+        try #require(entries.count == 3)
         let guardian = AppResolver(trustsUnitNames: false)
         let allowed = ResolvedApp(id: AppID("org.gnome.Calculator"), source: .desktopEntry)
-        // By file name: the calculator for a user's own daemon, not for a guardian's.
+        // By file name: the calculator for a user's own daemon, not for a guardian's, whose user's own files named
+        // as a system app (its program's file name, or its id) are known as theirs.
+        let theirs = ResolvedApp(id: AppID("~gnome-calculator"), source: .executable)
         #expect(AppResolver().resolve(entries[0], parent: nil, desktopEntries: index)?.id == allowed.id)
+        #expect(guardian.resolve(entries[0], parent: nil, desktopEntries: index) == theirs)
         #expect(
-            guardian.resolve(entries[0], parent: nil, desktopEntries: index)
-                == ResolvedApp(id: AppID("gnome-calculator"), source: .executable))
+            guardian.resolve(entries[2], parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("~org.gnome.Calculator"), source: .executable))
+        // Nor in a scope named after the calculator.
+        var scoped = entries[2]
+        scoped.controlGroup = ControlGroup(
+            path: "/user.slice/user-65534.slice/user@65534.service/app.slice/app-gnome-org.gnome.Calculator-9.scope")
+        #expect(guardian.resolve(scoped, parent: nil, desktopEntries: index)?.id == AppID("~org.gnome.Calculator"))
         // Started from the calculator, the user's own program is not the calculator; a system program is.
         let noEntries = DesktopEntryIndex(entries: [])
-        #expect(
-            guardian.resolve(entries[0], parent: allowed, desktopEntries: noEntries)
-                == ResolvedApp(id: AppID("gnome-calculator"), source: .executable))
+        #expect(guardian.resolve(entries[0], parent: allowed, desktopEntries: index) == theirs)
         #expect(
             guardian.resolve(entries[1], parent: allowed, desktopEntries: noEntries)
                 == ResolvedApp(id: allowed.id, source: .inherited))

@@ -50,7 +50,13 @@ public struct AppResolver: Sendable {
             return ResolvedApp(id: parent.id, source: .inherited)
         }
         if let program {
-            return ResolvedApp(id: AppID(baseName(program.path)), source: program.isScript ? .script : .executable)
+            let name = baseName(program.path)
+            let source: IdentitySource = program.isScript ? .script : .executable
+            // A guardian's limited user names their own files: one named as a system app is known as theirs.
+            if !trustsUnitNames, desktopEntries.names(name), isUsers(program, entry) {
+                return ResolvedApp(id: AppID("~" + name), source: source)
+            }
+            return ResolvedApp(id: AppID(name), source: source)
         }
         return nil
     }
@@ -64,7 +70,8 @@ public struct AppResolver: Sendable {
         if let desktopEntry = desktopEntry(of: program, running: entry, in: desktopEntries) {
             return desktopEntry.id == id.rawValue
         }
-        return baseName(program.path) == id.rawValue
+        guard baseName(program.path) == id.rawValue else { return false }
+        return trustsUnitNames || !desktopEntries.names(id.rawValue) || !isUsers(program, entry)
     }
 
     /// The desktop entry whose program `program` is. Where the user is trusted, by its path or else its file name; a

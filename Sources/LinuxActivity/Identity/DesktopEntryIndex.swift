@@ -104,6 +104,11 @@ public struct DesktopEntryIndex: Sendable {
         return nil
     }
 
+    /// Whether `name` is an entry's id or the file name of an entry's program.
+    public func names(_ name: String) -> Bool {
+        entries[name] != nil || byExecutable[name] != nil
+    }
+
     /// The entry whose program is this absolute path (resolved), not one of the same file name elsewhere.
     public func entry(forExactExecutable path: String) -> DesktopEntry? {
         byExecutable[path].flatMap { entries[$0] }
