@@ -84,7 +84,7 @@ public struct AppResolver: Sendable {
         if trustsUnitNames { return desktopEntries.entry(forExecutable: program.path) }
         guard let desktopEntry = desktopEntries.entry(forExactExecutable: program.path) else { return nil }
         let running = runningFile(program, entry)
-        return FlatpakInstance.sameFile(running, FileSystem.status(program.path)) ? desktopEntry : nil
+        return FileSystem.sameFile(running, FileSystem.status(program.path)) ? desktopEntry : nil
     }
 
     /// The metadata of the file `program` names as the process sees it: its executable (`/proc/PID/exe`) or its
@@ -95,6 +95,12 @@ public struct AppResolver: Sendable {
             return FileSystem.status(program.path, inRoot: process + "/root")
         }
         return FileSystem.status(process + "/exe")
+    }
+
+    /// Whether the file the process runs (`program(of:)`) is its user's own: a file they own, or one everyone may
+    /// write (a game downloaded or copied into their home).
+    public func runsUsersOwnProgram(_ entry: ProcessEntry) -> Bool {
+        program(of: entry).map { isUsers($0, entry) } ?? false
     }
 
     /// Whether `program` is the process's user's own: a file they own, or one everyone may write.
@@ -192,26 +198,27 @@ struct FlatpakInstance {
             let appPath = appPath.flatMap(FileSystem.realPath), appPath.hasPrefix(apps + "/"),
             let runtimes = FileSystem.realPath(Self.systemRuntimes),
             let runtimePath = runtimePath.flatMap(FileSystem.realPath), runtimePath.hasPrefix(runtimes + "/"),
-            Self.sameFile(FileSystem.status("/app", inRoot: processRoot), FileSystem.status(appPath)),
-            Self.sameFile(FileSystem.status("/usr", inRoot: processRoot), FileSystem.status(runtimePath)),
+            FileSystem.sameFile(FileSystem.status("/app", inRoot: processRoot), FileSystem.status(appPath)),
+            FileSystem.sameFile(FileSystem.status("/usr", inRoot: processRoot), FileSystem.status(runtimePath)),
             let running = FileSystem.status(processExecutable)
         else { return false }
         // The installation's files are looked up in its own folder as the sandbox sees them: a link in it leads
         // within the app (or the runtime), not into the host.
-        if let inApp = Self.relative(executable, to: "/app") {
-            guard Self.sameFile(running, FileSystem.status(inApp, inRoot: appPath)) else { return false }
+        let executableInApp = Self.relative(executable, to: "/app")
+        if let inApp = executableInApp {
+            guard FileSystem.sameFile(running, FileSystem.status(inApp, inRoot: appPath)) else { return false }
         } else {
             guard let inRuntime = Self.relative(executable, to: "/usr"),
-                Self.sameFile(running, FileSystem.status(inRuntime, inRoot: runtimePath))
+                FileSystem.sameFile(running, FileSystem.status(inRuntime, inRoot: runtimePath))
             else { return false }
         }
         // An interpreter (the app's or the runtime's) or the dynamic loader runs anything: only a script of the app.
         let runsAnything =
             ProgramResolver.isInterpreter(baseName(executable)) || AppResolver.isDynamicLoader(baseName(executable))
-            || Self.relative(executable, to: "/app") == nil
+            || executableInApp == nil
         guard let script else { return !runsAnything }
         guard let inApp = Self.relative(script, to: "/app") else { return false }
-        return Self.sameFile(
+        return FileSystem.sameFile(
             FileSystem.status(script, inRoot: processRoot), FileSystem.status(inApp, inRoot: appPath))
     }
 
@@ -220,11 +227,6 @@ struct FlatpakInstance {
     static func relative(_ path: String, to folder: String) -> String? {
         guard path.hasPrefix(folder + "/"), !path.split(separator: "/").contains("..") else { return nil }
         return String(path.dropFirst(folder.count))
-    }
-
-    static func sameFile(_ a: stat?, _ b: stat?) -> Bool {
-        guard let a, let b else { return false }
-        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 }
 

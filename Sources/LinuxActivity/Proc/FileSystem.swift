@@ -118,6 +118,12 @@ enum FileSystem {
         return clinux_stat_in_root(root, path, &result) == 0 ? result : nil
     }
 
+    /// Whether `a` and `b` are the metadata of the same file (device and inode); false when either is missing.
+    static func sameFile(_ a: stat?, _ b: stat?) -> Bool {
+        guard let a, let b else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     /// The text of the regular file `path` as a process whose root is `root` sees it (see `status(_:inRoot:)`), opened
     /// without waiting; nil when it can't be read, is no regular file, or holds more than `limit` bytes.
     static func readText(_ path: String, inRoot root: String, limit: Int = 64 * 1024) -> String? {

@@ -287,22 +287,14 @@ private final class ServerConnection: @unchecked Sendable {
         let signals = requests.takeSignals()
         guard !signals.isEmpty else { return }
         let connections = targetsSignals && signals.contains { !$0.isForEveryone } ? currentPeers() : []
-        var guardians: [UInt32: Bool] = [:]
-        func isGuardian(_ uid: UInt32) -> Bool {
-            if let known = guardians[uid] { return known }
-            let verdict = Guardians.include(uid)
-            guardians[uid] = verdict
-            return verdict
-        }
         for signal in signals {
-            if signal.isForEveryone {
+            guard let (interface, member, arguments) = Self.wire(signal) else {
                 _ = stbus_emit_daemon_properties_changed(bus.handle)
                 continue
             }
-            let (interface, member, arguments) = Self.wire(signal)
             let destinations: [String?] =
                 targetsSignals
-                ? connections.filter { signal.concerns($0.uid, isGuardian: isGuardian) }.map(\.name) : [nil]
+                ? connections.filter { signal.concerns($0.uid, isGuardian: Guardians.include) }.map(\.name) : [nil]
             for destination in destinations {
                 do throws(LinuxActivityError) {
                     try bus.emitSignal(
@@ -331,8 +323,8 @@ private final class ServerConnection: @unchecked Sendable {
         return known.map { ($0.key, $0.value) }
     }
 
-    /// A signal's interface, member and arguments.
-    private static func wire(_ signal: BusSignal) -> (ScreenTimeBusName.Interface, String, [BusValue]) {
+    /// A signal's interface, member and arguments; nil for the properties' change, which sd-bus builds.
+    private static func wire(_ signal: BusSignal) -> (ScreenTimeBusName.Interface, String, [BusValue])? {
         switch signal {
         case .callback(let user, let client, let callback, let activity, let event):
             (
@@ -354,7 +346,7 @@ private final class ServerConnection: @unchecked Sendable {
         case .requestFiled(let request): (.daemon, "RequestFiled", [.string((try? BusJSON.encode(request)) ?? "{}")])
         case .requestAnswered(let request):
             (.daemon, "RequestAnswered", [.string((try? BusJSON.encode(request)) ?? "{}")])
-        case .daemonPropertiesChanged: (.daemon, "PropertiesChanged", [])
+        case .daemonPropertiesChanged: nil
         }
     }
 }

@@ -83,9 +83,7 @@ extension Daemon {
         if let id = label.desktopEntryID, let desktopEntry = catalog.desktopEntries.entries[id] {
             return !desktopEntry.noDisplay
         }
-        guard let program = AppResolver().program(of: entry) else { return false }
-        var status = stat()
-        return stat(program.path, &status) == 0 && status.st_uid == entry.user.rawValue
+        return AppResolver().runsUsersOwnProgram(entry)
     }
 
     /// This process: never held, whatever its policy says.

@@ -96,7 +96,7 @@ struct PolicySources {
             let diagnosis = Policy.diagnose(fileAt: file.path, role: role)
             switch diagnosis.result {
             case .success(let policy):
-                if lastGood[file.path]?.policy != policy || lastGood[file.path]?.file != file { changed = true }
+                if lastGood[file.path]?.policy != policy { changed = true }
                 lastGood[file.path] = (file, policy)
                 // Also when the policy is the same: a copy that could not be written last time is written now.
                 if let text = diagnosis.text, let error = saveCopy(text, of: file) { reading.saveErrors.append(error) }

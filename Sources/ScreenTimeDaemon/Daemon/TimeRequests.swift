@@ -60,18 +60,19 @@ struct TimeRequests {
         let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
         if let saved = try? BusJSON.decode(Saved.self, from: text) {
             requests = saved.requests
-            nextID = max(saved.nextID, (saved.requests.map(\.id).max() ?? 0) &+ 1)
+            nextID = max(saved.nextID, Self.id(after: saved.requests.map(\.id).max() ?? 0))
         } else if let saved = try? BusJSON.decode([Request].self, from: text) {
             requests = saved
-            nextID = (saved.map(\.id).max() ?? 0) &+ 1
+            nextID = Self.id(after: saved.map(\.id).max() ?? 0)
         } else {
             let aside = path + ".broken-\(Int(now.timeIntervalSince1970))"
             let kept = rename(path, aside) == 0
             loadProblem = "\(path) is not a list of requests; " + (kept ? "kept as \(aside)" : "left where it is")
         }
-        // 0 answers every request: never an id.
-        if nextID == 0 { nextID = 1 }
     }
+
+    /// The id that follows `id`: never 0, which answers every request (`AnswerRequest`).
+    static func id(after id: UInt32) -> UInt32 { id == UInt32.max ? 1 : id + 1 }
 
     /// Forgets the requests filed before the start of `today` (local midnight).
     mutating func forget(before today: Date) {
@@ -92,8 +93,7 @@ struct TimeRequests {
         let request = Request(
             id: nextID, user: user.rawValue, userName: name, seconds: seconds, reason: reason, filedAt: now,
             state: .pending)
-        // 0 answers every request (`AnswerRequest`): never an id.
-        nextID = nextID == UInt32.max ? 1 : nextID + 1
+        nextID = Self.id(after: nextID)
         requests.append(request)
         save()
         return request

@@ -60,11 +60,10 @@ extension Policy {
     /// Why the folder of a guardian policy file that is gone can't be trusted (so that its removal is not the
     /// guardian's word), or nil when root alone can write it and every folder above it.
     public static func guardianFolderProblem(of path: String) -> String? {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder) else {
-            return "cannot resolve \(folder)"
-        }
-        return trustProblem(at: folder.isEmpty ? "." : folder, isFile: false)
+        let parent = (path as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
+        guard FileManager.default.fileExists(atPath: folder) else { return "cannot resolve \(folder)" }
+        return trustProblem(at: folder, isFile: false)
     }
 
     /// The first of `start` and the folders above it that isn't root's alone; `file` is named as "the file".
