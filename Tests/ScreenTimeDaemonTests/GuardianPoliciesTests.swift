@@ -215,6 +215,58 @@ import Testing
     }
 }
 
+extension GuardianPoliciesTests {
+    /// A directory that does not enumerate its users (SSSD's default) leaves them out of the password database's list
+    /// (a stand-in here: no real directory can be set up on demand): the default policy covers each of them from the
+    /// moment they run something, looked up by uid, unless it exempts them; one nobody can name yet is asked for again
+    /// each minute. Needs root (the policy in a root-only folder); under CI=true it runs (and fails) without.
+    @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func aUserTheDirectoryDoesNotListIsCoveredOnceSeenRunningSomething() throws {
+        let folder = try GuardianPolicyFileTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        mkdir(folder + "/users", 0o755)
+        try Data(
+            "exempt = [\"erin\"]\n[[limit]]\nname = \"games\"\napps = [\"org.example.Game\"]\ndaily = \"20s\"\n".utf8
+        ).write(to: URL(fileURLWithPath: folder + "/default.toml"))
+        chmod(folder + "/default.toml", 0o644)
+        var settings = DaemonSettings.defaults(system: true)
+        settings.policyPath = folder + "/default.toml"
+        settings.userPoliciesFolder = folder + "/users"
+        settings.databasePath = folder + "/state/usage.sqlite"
+        final class Directory: @unchecked Sendable {
+            var accounts: [UserID: GuardianPolicies.Account] = [:]
+        }
+        let directory = Directory()
+        let dana = GuardianPolicies.Account(name: "dana", uid: UserID(1_500_001))
+        let erin = GuardianPolicies.Account(name: "erin", uid: UserID(1_500_002))
+        let frank = GuardianPolicies.Account(name: "frank", uid: UserID(1_500_003))
+        directory.accounts = [dana.uid: dana, erin.uid: erin]
+        var sources = PolicySources(settings: settings)
+        sources.listAccounts = { [Self.alice] }
+        sources.lookUpAccount = { directory.accounts[$0] }
+        let start = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+        func covered(at now: MonotonicInstant) -> Set<UserID>? { sources.read(at: now).scopes?.first?.users }
+        func note(_ users: [UserID], at now: MonotonicInstant) -> Bool { sources.noteUsers(users, at: now) }
+
+        #expect(covered(at: start) == [Self.alice.uid])
+        // Seen running something: covered, also without a policy file's change. Root is no regular user.
+        #expect(note([Self.alice.uid, UserID(0), dana.uid], at: start))
+        #expect(covered(at: start) == [Self.alice.uid, dana.uid])
+        #expect(!note([Self.alice.uid, dana.uid], at: start))
+        // Exempt by name: left alone.
+        #expect(note([erin.uid], at: start))
+        #expect(covered(at: start) == [Self.alice.uid, dana.uid])
+        // Nobody can name frank yet: not covered, and asked for again a minute later, when the directory knows him.
+        #expect(note([frank.uid], at: start))
+        #expect(covered(at: start) == [Self.alice.uid, dana.uid])
+        directory.accounts[frank.uid] = frank
+        #expect(!note([frank.uid], at: start + .seconds(59)))
+        #expect(note([frank.uid], at: start + PolicySources.lookupRetry))
+        #expect(covered(at: start + PolicySources.lookupRetry) == [Self.alice.uid, dana.uid, frank.uid])
+        #expect(!note([frank.uid], at: start + .seconds(600)))
+    }
+}
+
 /// A guardian policy's extensions run as the users it limits, never as root or the daemon's own account.
 @Suite struct GuardianExtensionCallTests {
     @Test func anEventsExtensionRunsAsItsUserAndAnIntervalsOnceForEachUserSeen() throws {

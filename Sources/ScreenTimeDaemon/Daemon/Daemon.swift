@@ -181,6 +181,8 @@ public final class Daemon {
     public func tick(at now: Now) {
         let snapshot = collector.tick(
             now: .nanoseconds(now.monotonic.nanoseconds), wallNow: now.wallClock.secondsSince1970)
+        // A user the password database doesn't list (a directory's) is covered before their first sample counts.
+        if policySources.noteUsers(collector.table.processIDsByUser.keys, at: now.monotonic) { reload(at: now) }
         perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
         noteApps(in: snapshot, at: now)
         if !clientsRestored { restoreClients(at: now) }

@@ -18,6 +18,19 @@ struct PolicySources {
     private var missingSince: [String: MonotonicInstant] = [:]
     /// What the files looked like when last read (and the password database, in guardian mode).
     private var stamps: [String: FileStamp?] = [:]
+    /// Guardian mode: the regular users seen running something (`noteUsers`). The default policy covers those the
+    /// password database lists and these, each looked up by uid: a directory that does not enumerate its users (SSSD's
+    /// default) leaves them out of the list, and a user it leaves out would be limited by nobody.
+    private var seenUsers: Set<ScreenTimeModel.UserID> = []
+    /// Those of `seenUsers` nobody could name at the last reading (a directory out of reach, or a uid without an
+    /// account, such as a container's), and when they were last looked up.
+    private var unnamedUsers: (users: Set<ScreenTimeModel.UserID>, lookedUp: MonotonicInstant) = (
+        [], .init(nanoseconds: 0)
+    )
+    /// The regular users the password database lists, and the account of one uid (tests stand in a directory that
+    /// does not enumerate its users).
+    var listAccounts: () -> [GuardianPolicies.Account] = GuardianPolicies.regularAccounts
+    var lookUpAccount: (ScreenTimeModel.UserID) -> GuardianPolicies.Account? = GuardianPolicies.account(of:)
 
     /// What a reading gave.
     struct Reading {
@@ -69,6 +82,37 @@ struct PolicySources {
 
     /// Whether anything read changed since the last reading.
     func changed() -> Bool { stamps(of: files) != stamps }
+
+    /// How often a user seen running something whom nobody could name is looked up again.
+    static let lookupRetry: Duration = .seconds(60)
+
+    /// Guardian mode: notes the users running something at `now`. Returns whether the policies must be read again
+    /// for them: a regular user not seen before (one the password database does not list falls under the default
+    /// policy from now on), or one nobody could name before whom a lookup, once a minute, names now.
+    mutating func noteUsers(_ users: some Sequence<ScreenTimeModel.UserID>, at now: MonotonicInstant) -> Bool {
+        guard guardian else { return false }
+        var new = false
+        for user in users where Policy.isRegularUser(user.rawValue) && !seenUsers.contains(user) {
+            seenUsers.insert(user)
+            new = true
+        }
+        if new { return true }
+        guard !unnamedUsers.users.isEmpty, now - unnamedUsers.lookedUp >= Self.lookupRetry else { return false }
+        unnamedUsers.lookedUp = now
+        return unnamedUsers.users.contains { lookUpAccount($0) != nil }
+    }
+
+    /// The regular users: those the password database lists, and those seen running something whom it does not list
+    /// but a lookup by uid names.
+    private mutating func regularAccounts(at now: MonotonicInstant) -> [GuardianPolicies.Account] {
+        var accounts = listAccounts()
+        var unnamed: Set<ScreenTimeModel.UserID> = []
+        for user in seenUsers.subtracting(accounts.map(\.uid)).sorted() {
+            if let account = lookUpAccount(user) { accounts.append(account) } else { unnamed.insert(user) }
+        }
+        unnamedUsers = (unnamed, now)
+        return accounts
+    }
 
     /// Whether a missing file's grace is over at `now`: the next reading lifts its policy.
     func removalDue(at now: MonotonicInstant) -> Bool {
@@ -167,7 +211,7 @@ struct PolicySources {
             scopes = usable.map { PolicyPlan.Scope(policy: $0.policy) }
         } else {
             let coverage = GuardianPolicies.coverage(
-                of: usable, accounts: GuardianPolicies.regularAccounts(), lookUp: GuardianPolicies.account(named:))
+                of: usable, accounts: regularAccounts(at: now), lookUp: GuardianPolicies.account(named:))
             problems += coverage.problems
             scopes = coverage.covered.map { entry in
                 PolicyPlan.Scope(
