@@ -32,8 +32,10 @@ public final class Enforcer {
     /// shields (whose actions don't depend on the time) asks for the same actions again. `seen` is every observed
     /// process.
     private var steady:
-        (desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], changeCount: UInt64,
-            actions: [EnforcementAction], seen: Set<ProcessIdentity>)?
+        (
+            desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], changeCount: UInt64,
+            actions: [EnforcementAction], seen: Set<ProcessIdentity>
+        )?
 
     /// Creates an enforcer; nothing is read or changed yet.
     ///
@@ -62,16 +64,18 @@ public final class Enforcer {
     public var isIdle: Bool { machine.isIdle }
 
     /// Takes over what the state file lists from a previous run. Call before the first tick; the first tick then
-    /// releases every adopted app it does not shield.
+    /// releases every adopted app it does not shield. Returns what it took over.
     ///
     /// - Throws: `.stateFileFailed` when the file exists but cannot be read; nothing is adopted then.
-    public func adoptStateFile() throws(EnforcementError) {
+    @discardableResult
+    public func adoptStateFile() throws(EnforcementError) -> HeldResources {
         let held = try stateFile.load()
         machine = ShieldStateMachine(adopting: held)
         savedState = held
         savedChangeCount = nil
         retainedChangeCount = nil
         steady = nil
+        return held
     }
 
     /// One tick: makes the system match `desired` given each app's processes in `observed`.
@@ -108,7 +112,9 @@ public final class Enforcer {
     /// the wanted and observed sets it passed last time (kept while nothing changed) costs no hashing. A dictionary is
     /// one reference to its storage, which isn't changed in place while another dictionary shares it.
     private static func same<Value: Equatable>(_ first: [AppID: Value], _ second: [AppID: Value]) -> Bool {
-        let shared = withUnsafeBytes(of: first) { one in withUnsafeBytes(of: second) { other in one.elementsEqual(other) } }
+        let shared = withUnsafeBytes(of: first) { one in
+            withUnsafeBytes(of: second) { other in one.elementsEqual(other) }
+        }
         return shared || first == second
     }
 
@@ -181,7 +187,8 @@ public final class Enforcer {
                 }
             case .confine(let process, let app):
                 guard let confiner, let freezer else {
-                    return .failed(EnforcementError(.confineFailed, "moving \(process) into a scope: no service manager"))
+                    return .failed(
+                        EnforcementError(.confineFailed, "moving \(process) into a scope: no service manager"))
                 }
                 let cgroup: CgroupPath?
                 do {

@@ -93,17 +93,21 @@ import Testing
 @Suite struct GuardianScopeTests {
     @Test func onlyARootScopeOfTheUsersSliceIsTrusted() {
         let user = ScreenTimeModel.UserID(1001)
-        #expect(Daemon.isGuardianScope("/user.slice/user-1001.slice/app-screentime-supertuxkart-42.scope", of: user))
+        #expect(
+            ControlGroup.isGuardianShieldScope(
+                "/user.slice/user-1001.slice/app-screentime-supertuxkart-42.scope", of: user))
         // The user's own app scope: they can write its cgroup.freeze.
         #expect(
-            !Daemon.isGuardianScope(
+            !ControlGroup.isGuardianShieldScope(
                 "/user.slice/user-1001.slice/user@1001.service/app.slice/app-screentime-x-1.scope", of: user))
         #expect(
-            !Daemon.isGuardianScope(
+            !ControlGroup.isGuardianShieldScope(
                 "/user.slice/user-1001.slice/user@1001.service/app.slice/app-gnome-game-1.scope", of: user))
         // Another user's, and a name that only looks like one.
-        #expect(!Daemon.isGuardianScope("/user.slice/user-1002.slice/app-screentime-supertuxkart-42.scope", of: user))
-        #expect(!Daemon.isGuardianScope("/user.slice/user-1001.slice/session-3.scope", of: user))
+        #expect(
+            !ControlGroup.isGuardianShieldScope(
+                "/user.slice/user-1002.slice/app-screentime-supertuxkart-42.scope", of: user))
+        #expect(!ControlGroup.isGuardianShieldScope("/user.slice/user-1001.slice/session-3.scope", of: user))
     }
 
     /// A restart reads the app back from the scope's name: an id with `-` or other characters must survive it.

@@ -146,6 +146,18 @@ public final class Collector {
             if table.entries[pid]?.app == nil { resolve(pid) }
             account(pid)
         }
+        recalledApps = [:]
+    }
+
+    /// The apps an earlier run knew processes as, for the first reading of the processes (`recall(_:)`).
+    var recalledApps: [ProcessIdentity: AppID] = [:]
+
+    /// Before the first tick after a restart: the apps the last run held processes as (its enforcer's state). A
+    /// process that had inherited its app from a parent gone since (a game started by a launcher that exited) is that
+    /// app again, where nothing else names it (its program only by its file name); otherwise the restart would find
+    /// only its program, and release its shield.
+    public func recall(_ apps: [ProcessIdentity: AppID]) {
+        recalledApps = apps
     }
 
     /// Samples everything once. `now` is the monotonic time (`CLOCK_MONOTONIC`), `wallNow` seconds since 1970; both
@@ -310,9 +322,17 @@ public final class Collector {
     func resolve(_ pid: ProcessID) {
         guard let entry = table.entries[pid] else { return }
         let parent = table.entries[entry.stat.parent]?.app
-        if let app = resolver.resolve(entry, parent: parent, desktopEntries: catalog(for: entry.user).desktopEntries) {
-            table.setApp(programContents.check(app, pid: pid), for: pid)
+        let desktopEntries = catalog(for: entry.user).desktopEntries
+        var app = resolver.resolve(entry, parent: parent, desktopEntries: desktopEntries)
+        // Inherited as before the restart, with the checks any inheritance has (a guardian's limited user's own
+        // program inherits nothing).
+        if let recalled = recalledApps[entry.identity], app?.id != recalled, !(app?.source.isInherited ?? false) {
+            app =
+                resolver.resolve(
+                    entry, parent: ResolvedApp(id: recalled, source: .inherited), desktopEntries: desktopEntries)
+                ?? app
         }
+        if let app { table.setApp(programContents.check(app, pid: pid), for: pid) }
     }
 
     /// Knows `apps` by their programs' content too: a copy of one's executable under another name, or a hard link to

@@ -10,7 +10,8 @@ public struct AppResolver: Sendable {
     public var procRoot: String
     /// Whether a systemd unit's name alone says which app runs in it. A guardian can't let it: the limited user
     /// names the scopes they start (`systemd-run --user --scope --unit=app-gnome-org.gnome.Calculator-1.scope game`),
-    /// so a unit's app holds only for a process whose program is that app's.
+    /// so a unit's app holds only for a process whose program is that app's, or in a scope the guardian daemon had
+    /// the system manager make for a shield.
     public var trustsUnitNames: Bool
 
     public init(procRoot: String = "/proc", trustsUnitNames: Bool = true) {
@@ -28,7 +29,11 @@ public struct AppResolver: Sendable {
         if let path = entry.controlGroup?.path {
             for unit in path.split(separator: "/").reversed() {
                 guard let id = UnitName.appID(of: unit) else { continue }
-                if trustsUnitNames || program.map({ runs(id, $0, entry, desktopEntries) }) ?? false {
+                // A guardian's shield scope holds what the guardian daemon found to be its app, also a process that
+                // inherited it from a parent gone since (a game's launcher): that stays so after a restart.
+                if trustsUnitNames || ControlGroup.isGuardianShieldScope(path, of: entry.user)
+                    || program.map({ runs(id, $0, entry, desktopEntries) }) ?? false
+                {
                     return ResolvedApp(id: id, source: .unit)
                 }
                 break

@@ -1,3 +1,5 @@
+import ScreenTimeModel
+
 /// A process's place in the cgroup tree, from `/proc/PID/cgroup`.
 public struct ControlGroup: Hashable, Sendable {
     /// The unified (v2) path, e.g. `/user.slice/user-1000.slice/session-3.scope`; on a legacy (v1-only) system,
@@ -14,6 +16,17 @@ public struct ControlGroup: Hashable, Sendable {
     /// What the name of every scope the daemon has a service manager make for a shielded process begins with
     /// (`app-screentime-APP-PID.scope`).
     public static let shieldScopePrefix = "app-screentime-"
+
+    /// Whether `path` is a scope the guardian daemon had the system manager make for a shielded process of `user`
+    /// (`/user.slice/user-UID.slice/app-screentime-APP-PID.scope`): root's, so the user can neither thaw it, move a
+    /// process out of it or into it, nor make one of that name (their own manager's units live in
+    /// `user@UID.service`). That a process is in it is the guardian daemon's word that it is APP.
+    public static func isGuardianShieldScope(_ path: String, of user: UserID) -> Bool {
+        let prefix = "/user.slice/user-\(user.rawValue).slice/"
+        guard path.hasPrefix(prefix) else { return false }
+        let leaf = path.dropFirst(prefix.count)
+        return leaf.hasPrefix(shieldScopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
+    }
 
     public init(path: String) {
         self.path = path

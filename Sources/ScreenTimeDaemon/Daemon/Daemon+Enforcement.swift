@@ -53,7 +53,9 @@ extension Daemon {
                         if settings.system {
                             // Everything under user@UID.service is the user's to write (cgroup.freeze, cgroup.procs):
                             // every process is moved into a scope of the system manager, which only root can change.
-                            cgroup = path.flatMap { Self.isGuardianScope($0, of: user) ? CgroupPath($0) : nil }
+                            cgroup = path.flatMap {
+                                ControlGroup.isGuardianShieldScope($0, of: user) ? CgroupPath($0) : nil
+                            }
                             confinable = movable
                         } else {
                             cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
@@ -88,16 +90,6 @@ extension Daemon {
 
     /// This process: never held, whatever its policy says.
     static let ownProcess = ProcessID(getpid())
-
-    /// Whether `path` is a scope the guardian daemon had the system manager make for a shielded process of `user`
-    /// (`/user.slice/user-UID.slice/app-screentime-….scope`): root's, so the user can neither thaw it nor move a
-    /// process out of it.
-    static func isGuardianScope(_ path: String, of user: UserID) -> Bool {
-        let prefix = "/user.slice/user-\(user.rawValue).slice/"
-        guard path.hasPrefix(prefix) else { return false }
-        let leaf = path.dropFirst(prefix.count)
-        return leaf.hasPrefix(ControlGroup.shieldScopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
-    }
 
     /// Between ticks, when the kernel reported processes that started or ran a new program while something is
     /// shielded: reads them and holds those of shielded apps at once (a blocked or shielded app started anew never

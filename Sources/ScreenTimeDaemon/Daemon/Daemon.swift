@@ -119,7 +119,10 @@ public final class Daemon {
         if let restored { logger.info("restoring the engine's snapshot", metadata: ["from": "\(restored.source)"]) }
         perform(runtime.handle(.restarted(restored?.0), at: now))
         do {
-            try enforcer.adoptStateFile()
+            let held = try enforcer.adoptStateFile()
+            var apps: [ProcessIdentity: AppID] = [:]
+            for app in held.apps { for process in app.stopped { apps[process] = app.app } }
+            collector.recall(apps)
         } catch {
             // Kept for whoever has to thaw by hand what it names; the next save starts a new one.
             let aside = settings.enforcementStatePath + ".broken-\(Int(now.date.timeIntervalSince1970))"
