@@ -188,6 +188,32 @@ for pid in $(newer_games | sort -u); do
 done
 check "all four new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 4
 inside rm -f /usr/local/bin/notes
+# A game started by a launcher of the system's (a desktop entry's script) is that launcher's app, and held as it. The
+# child kills the launcher; the game, known by its own program as nothing the policy names, stays frozen over a
+# restart of the daemon: its root-owned shield scope says which app it was held as.
+inside sh -c 'printf "[Desktop Entry]\nType=Application\nName=Kart Launcher\nExec=/usr/local/bin/kart-launcher\n" \
+    > /usr/share/applications/org.example.KartLauncher.desktop'
+inside install -m 755 "$WORK/supertuxkart" /usr/local/lib/kart-game
+inside sh -c 'printf "#!/bin/sh\nGAME_MODE=busy /usr/local/lib/kart-game &\nsleep 600\n" > /usr/local/bin/kart-launcher && chmod 755 /usr/local/bin/kart-launcher'
+inside sed -i 's/^apps = \["supertuxkart"\]$/apps = ["supertuxkart", "org.example.KartLauncher"]/' /etc/screentime/users/sbuser1.toml
+sleep 1.5
+as_child /usr/local/bin/kart-launcher >/dev/null 2>&1 &
+wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -x kart-game)\" ]" || true
+KART=$(inside pgrep -u sbuser1 -x kart-game | head -1)
+kart_ticks() { inside awk '{print $14 + $15}' "/proc/${KART:-0}/stat"; }
+kart_scope() { inside sh -c "sed -n 's/^0:://p' /proc/${KART:-0}/cgroup"; }
+kart_guarded() { kart_scope | grep -q '^/user.slice/user-2001.slice/app-screentime-org.example.KartLauncher-.*\.scope$'; }
+check "a game started by a launcher is moved into a shield scope of the launcher's app" wait_for 5 kart_guarded
+LAUNCHER=$(inside pgrep -u sbuser1 -f '^/bin/sh /usr/local/bin/kart-launcher' | head -1)
+LAUNCHER_SLEEP=$(inside pgrep -P "${LAUNCHER:-0}" -x sleep | head -1)
+as_child kill -9 "${LAUNCHER:-0}" || true
+inside systemctl restart screentimed.service
+sleep 3
+BEFORE=$(kart_ticks); sleep 2; AFTER=$(kart_ticks)
+echo "launched game, its launcher killed, 3 s after a restart: $((AFTER - BEFORE)) ticks in 2 s, in $(kart_scope)"
+check "its launcher killed, it gets <= 1 tick in 2 s at 3 s after a restart" test $((AFTER - BEFORE)) -le 1
+check "its scope is still frozen" inside grep -qx 'frozen 1' "/sys/fs/cgroup$(kart_scope)/cgroup.events"
+inside kill -9 "${KART:-0}" "${LAUNCHER_SLEEP:-0}" 2>/dev/null || true
 
 # Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
 # limit with extra; root sees the request and approves it, and the game runs again.
