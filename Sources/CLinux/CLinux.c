@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <grp.h>
 #include <linux/openat2.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
@@ -102,11 +103,122 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
     return pid;
 }
 
+static volatile int in_root_walks_only = 0;
+
+void clinux_set_in_root_walks_only(int walks_only) { in_root_walks_only = walks_only; }
+
+enum { IN_ROOT_MAX_LINKS = 40, IN_ROOT_MAX_DEPTH = 256 };
+
+/* What openat2(2) with RESOLVE_IN_ROOT does, for kernels and seccomp filters without it (a unit's
+   SystemCallFilter= of a systemd that doesn't know the call answers ENOSYS): the path is walked component by
+   component from `root_fd` with O_PATH|O_NOFOLLOW; a symbolic link's target (read, never followed: a magic link of
+   /proc is read as text too) goes on from the root when absolute; ".." goes back to the folder the walk came from,
+   and never above the root (the folders walked are kept open, so one renamed meanwhile can't lead out). At most
+   IN_ROOT_MAX_LINKS links. The last component is opened with `flags`, O_NOFOLLOW, from the folder that holds it. */
+static int walk_in_root(int root_fd, const char *path, int flags) {
+    char rest[8192];
+    size_t length = strlen(path);
+    if (length >= sizeof rest) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(rest, path, length + 1);
+    int folders[IN_ROOT_MAX_DEPTH];
+    int depth = 0;
+    folders[0] = root_fd;
+    int links = 0;
+    int result = -1;
+    char *cursor = rest;
+    for (;;) {
+        while (*cursor == '/') cursor++;
+        if (*cursor == 0) {
+            /* The path names a folder: opened as such. */
+            result = openat(folders[depth], ".", flags | O_CLOEXEC);
+            break;
+        }
+        char *end = strchrnul(cursor, '/');
+        size_t size = (size_t)(end - cursor);
+        char component[NAME_MAX + 1];
+        if (size > NAME_MAX) {
+            errno = ENAMETOOLONG;
+            break;
+        }
+        memcpy(component, cursor, size);
+        component[size] = 0;
+        cursor = end;
+        while (*cursor == '/') cursor++;
+        int last = *cursor == 0;
+        if (strcmp(component, ".") == 0) continue;
+        if (strcmp(component, "..") == 0) {
+            if (depth > 0) close(folders[depth--]);
+            continue;
+        }
+        int fd = openat(folders[depth], component, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) break;
+        struct stat status;
+        if (fstat(fd, &status) != 0) {
+            close(fd);
+            break;
+        }
+        if (S_ISLNK(status.st_mode)) {
+            char target[4096];
+            ssize_t count = readlinkat(fd, "", target, sizeof target - 1);
+            close(fd);
+            if (count < 0) break;
+            if (++links > IN_ROOT_MAX_LINKS) {
+                errno = ELOOP;
+                break;
+            }
+            target[count] = 0;
+            size_t remaining = strlen(cursor);
+            if ((size_t)count + 1 + remaining >= sizeof rest) {
+                errno = ENAMETOOLONG;
+                break;
+            }
+            /* rest becomes target "/" remaining (remaining may overlap rest: moved first). */
+            memmove(rest + count + 1, cursor, remaining + 1);
+            memcpy(rest, target, (size_t)count);
+            rest[count] = '/';
+            cursor = rest;
+            if (target[0] == '/') {
+                while (depth > 0) close(folders[depth--]);
+            }
+            continue;
+        }
+        if (last) {
+            close(fd);
+            result = openat(folders[depth], component, flags | O_NOFOLLOW | O_CLOEXEC);
+            break;
+        }
+        if (!S_ISDIR(status.st_mode)) {
+            close(fd);
+            errno = ENOTDIR;
+            break;
+        }
+        if (depth + 1 >= IN_ROOT_MAX_DEPTH) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            break;
+        }
+        folders[++depth] = fd;
+    }
+    int saved = errno;
+    while (depth > 0) close(folders[depth--]);
+    errno = saved;
+    return result;
+}
+
 static int open_in_root(const char *root, const char *path, unsigned long long flags) {
     int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) return -1;
-    struct open_how how = {.flags = flags | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-    int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+    int fd = -1;
+    if (!in_root_walks_only) {
+        struct open_how how = {.flags = flags | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+        fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+    }
+    if (in_root_walks_only || (fd < 0 && (errno == ENOSYS || errno == EPERM))) {
+        fd = walk_in_root(root_fd, path, (int)flags);
+    }
     int saved = errno;
     close(root_fd);
     errno = saved;

@@ -193,11 +193,14 @@ inside rm -f /usr/local/bin/notes
 # restart of the daemon: its root-owned shield scope says which app it was held as.
 inside sh -c 'printf "[Desktop Entry]\nType=Application\nName=Kart Launcher\nExec=/usr/local/bin/kart-launcher\n" \
     > /usr/share/applications/org.example.KartLauncher.desktop'
-inside install -m 755 "$WORK/supertuxkart" /usr/local/lib/kart-game
+# Its own program (not a copy of supertuxkart, which the guardian knows by content).
+gcc -O2 -o "$WORK/kart-game" "$HERE/fixtures/game.c"
+inside install -m 755 "$WORK/kart-game" /usr/local/lib/kart-game
 inside sh -c 'printf "#!/bin/sh\nGAME_MODE=busy /usr/local/lib/kart-game &\nsleep 600\n" > /usr/local/bin/kart-launcher && chmod 755 /usr/local/bin/kart-launcher'
 inside sed -i 's/^apps = \["supertuxkart"\]$/apps = ["supertuxkart", "org.example.KartLauncher"]/' /etc/screentime/users/sbuser1.toml
 sleep 1.5
-as_child /usr/local/bin/kart-launcher >/dev/null 2>&1 &
+as_child systemd-run --user --scope --quiet --unit=app-gnome-org.example.KartLauncher-99.scope \
+    /usr/local/bin/kart-launcher >/dev/null 2>&1 &
 wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -x kart-game)\" ]" || true
 KART=$(inside pgrep -u sbuser1 -x kart-game | head -1)
 kart_ticks() { inside awk '{print $14 + $15}' "/proc/${KART:-0}/stat"; }

@@ -58,14 +58,19 @@ int clinux_set_thread_name(const char *name);
 
 struct stat;
 /* The metadata of `path` as a process whose root folder is `root` (/proc/PID/root) resolves it: absolute symbolic
-   links and ".." stay inside that root (openat2(2) with RESOLVE_IN_ROOT, and no magic links), then fstat(2).
-   Returns 0, or -1 with errno set. */
+   links and ".." stay inside that root (openat2(2) with RESOLVE_IN_ROOT, and no magic links; where openat2 is
+   missing or filtered, ENOSYS or EPERM, the same walk done component by component), then fstat(2). Returns 0, or -1
+   with errno set. */
 int clinux_stat_in_root(const char *root, const char *path, struct stat *status);
 
 /* Reads at most `capacity` bytes of the regular file `path` as a process whose root folder is `root` resolves it (as
    clinux_stat_in_root), opened without waiting (O_NONBLOCK: a FIFO there can't hold the caller). Returns the count
    read, or -1 with errno set (EINVAL when it is not a regular file, EFBIG when it holds more than `capacity`). */
 long clinux_read_in_root(const char *root, const char *path, void *buffer, unsigned long capacity);
+
+/* Non-zero: clinux_stat_in_root and clinux_read_in_root never call openat2(2), and walk the path themselves (tests
+   compare both ways). */
+void clinux_set_in_root_walks_only(int walks_only);
 
 /* Sets the calling thread's timer slack (prctl(2) PR_SET_TIMERSLACK): how late, in nanoseconds, the kernel may end its
    sleeps to wake it together with other timers; 0 sets the thread's default back. Returns 0 or -1 with errno set. */
