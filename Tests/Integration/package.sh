@@ -217,6 +217,33 @@ echo "launched game, its launcher killed, 3 s after a restart: $((AFTER - BEFORE
 check "its launcher killed, it gets <= 1 tick in 2 s at 3 s after a restart" test $((AFTER - BEFORE)) -le 1
 check "its scope is still frozen" inside grep -qx 'frozen 1' "/sys/fs/cgroup$(kart_scope)/cgroup.events"
 inside kill -9 "${KART:-0}" "${LAUNCHER_SLEEP:-0}" 2>/dev/null || true
+# A genuine flatpak of the system's installation (/var/lib/flatpak, root's) on a system runtime, in a sandbox made as
+# flatpak makes it: its /.flatpak-info names the app, and the guardian daemon (under its unit's seccomp filter) holds
+# it as that app.
+FLAT_APP=/var/lib/flatpak/app/org.example.FlatKart/x86_64/stable/0123abcd/files
+FLAT_RUNTIME=/var/lib/flatpak/runtime/org.example.Platform/x86_64/1/4567ef01/files
+gcc -static -O1 -o "$WORK/flatkart" "$HERE/fixtures/game.c"
+inside install -D -m 755 "$WORK/flatkart" "$FLAT_APP/bin/flatkart"
+inside install -d "$FLAT_RUNTIME/bin"
+printf '[Application]\nname=org.example.FlatKart\nruntime=runtime/org.example.Platform/x86_64/1\n\n[Instance]\napp-path=%s\nruntime-path=%s\n' \
+    "$FLAT_APP" "$FLAT_RUNTIME" > "$WORK/flatkart-info"
+inside sed -i 's/^apps = \["supertuxkart", "org.example.KartLauncher"\]$/apps = ["supertuxkart", "org.example.KartLauncher", "org.example.FlatKart"]/' \
+    /etc/screentime/users/sbuser1.toml
+sleep 1.5
+as_child env GAME_MODE=busy bwrap --ro-bind "$FLAT_APP" /app --ro-bind "$FLAT_RUNTIME" /usr --proc /proc --dev /dev \
+    --ro-bind "$WORK/flatkart-info" /.flatpak-info /app/bin/flatkart >/dev/null 2>&1 &
+wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -x flatkart)\" ]" || true
+FLATKART=$(inside pgrep -u sbuser1 -x flatkart | head -1)
+flatkart_guarded() {
+    inside sh -c "sed -n 's/^0:://p' /proc/${FLATKART:-0}/cgroup" |
+        grep -q '^/user.slice/user-2001.slice/app-screentime-org.example.FlatKart-.*\.scope$'
+}
+check "a genuine system flatpak named in the limit is held as its app" wait_for 5 flatkart_guarded
+BEFORE=$(inside awk '{print $14 + $15}' "/proc/${FLATKART:-0}/stat"); sleep 1
+AFTER=$(inside awk '{print $14 + $15}' "/proc/${FLATKART:-0}/stat")
+check "and frozen (<= 1 tick in 1 s)" test $((AFTER - BEFORE)) -le 1
+FLAT_BWRAP=$(inside ps -o ppid= -p "${FLATKART:-0}" | tr -d ' ')
+inside kill -9 "${FLATKART:-0}" "${FLAT_BWRAP:-0}" 2>/dev/null || true
 
 # Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
 # limit with extra; root sees the request and approves it, and the game runs again.

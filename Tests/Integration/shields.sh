@@ -2,7 +2,8 @@
 # Shields that hold, with the shipped user unit (systemd/screentimed.service, ExecStart=%h/.local/bin/screentimed)
 # in a real logind session: three games under a 20 s limit — A in its own app scope (frozen), B in the login session's
 # scope (SIGSTOP, rechecked every 100 ms), C in a plain service of the user manager (moved into a scope of its own,
-# then frozen). Asserts that the shields hold over `systemctl --user restart`, `kill -9` (Restart=always), a stop,
+# then frozen) — and D, started in the session by a launcher whose app it inherits, and which the user kills once D
+# is held. Asserts that the shields hold over `systemctl --user restart`, `kill -9` (Restart=always), a stop,
 # a garbage database and a SIGCONT from the user; that a SIGCONT loop gets B terminated; that the unit is ready within
 # 300 ms of exec; that only `screentime stop --release` thaws; and that a downtime holds launched apps only.
 # Needs root, a debug build (`swift build`), gcc and jq.
@@ -25,11 +26,17 @@ inside install -o sbuser1 -m 0644 "$ROOT/systemd/screentimed.service" /home/sbus
 as_user sh -c 'cat > /home/sbuser1/.config/screentime/policy.toml' <<POL
 [[limit]]
 name = "games"
-apps = ["supertuxkart"]
+apps = ["supertuxkart", "org.example.KartLauncher"]
 daily = "${LIMIT}s"
 POL
+# Game D: started in the session by a launcher of the user's (a desktop entry's script), whose app it inherits.
+as_user mkdir -p /home/sbuser1/.local/share/applications
+as_user sh -c 'printf "[Desktop Entry]\nType=Application\nName=Kart Launcher\nExec=/home/sbuser1/kart-launcher\n" \
+    > /home/sbuser1/.local/share/applications/org.example.KartLauncher.desktop'
+inside install -o sbuser1 -m 755 "$WORK/supertuxkart" /home/sbuser1/kart-game
+as_user sh -c 'printf "#!/bin/sh\nGAME_MODE=busy /home/sbuser1/kart-game &\nsleep 600\n" > /home/sbuser1/kart-launcher && chmod 755 /home/sbuser1/kart-launcher'
 SID=$("$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :72 -- bash -c \
-    "GAME_MODE=busy $WORK/supertuxkart & sleep infinity")
+    "GAME_MODE=busy $WORK/supertuxkart & /home/sbuser1/kart-launcher & sleep infinity")
 as_user GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-supertuxkart-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_user systemd-run --user --quiet --unit=game-service -E GAME_MODE=busy "$WORK/supertuxkart"
@@ -40,6 +47,9 @@ GAME_B=$(pid_in "session-$SID.scope")
 GAME_C=$(pid_in game-service.service)
 check "three games run: own scope ($GAME_A), session ($GAME_B), user service ($GAME_C)" \
     test -n "$GAME_A" -a -n "$GAME_B" -a -n "$GAME_C"
+GAME_D=$(inside pgrep -u sbuser1 -x kart-game | head -1)
+LAUNCHER=$(inside pgrep -u sbuser1 -f '^/bin/sh /home/sbuser1/kart-launcher' | head -1)
+check "a fourth, started by a launcher, runs in the session ($GAME_D)" test -n "$GAME_D" -a -n "$LAUNCHER"
 ticks() { inside awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo gone; }
 # Clock ticks (1/100 s) of CPU a process gets over SECONDS.
 ticks_over() { local a b; a=$(ticks "$1"); sleep "$2"; b=$(ticks "$1"); [ "$a" = gone ] || [ "$b" = gone ] && { echo gone; return; }; echo $((b - a)); }
@@ -54,6 +64,9 @@ as_user systemctl --user start screentimed.service
 check "the shipped unit starts (Type=notify)" as_user systemctl --user is-active --quiet screentimed.service
 check "all three games are held at the limit" wait_for $((LIMIT + 15)) all_held
 echo "held $(( $(date +%s) - T0 )) s after the start (limit $LIMIT s)"
+check "game D, known by its launcher's app, is held" wait_for 3 held "${GAME_D:-0}"
+# The user kills the launcher: game D's app came from it alone.
+inside runuser -u sbuser1 -- kill -9 "${LAUNCHER:-0}"
 check "game C was moved into a scope of its own, which is frozen" inside sh -c \
     "grep -q 'app-screentime-supertuxkart-$GAME_C.scope' /proc/$GAME_C/cgroup && \
      grep -q 'frozen 1' /sys/fs/cgroup\$(sed -n 's/^0:://p' /proc/$GAME_C/cgroup)/cgroup.events"
@@ -73,6 +86,8 @@ check "a restarted (debug) daemon is ready within 1 s of exec" test "${READY:-99
 N=$(ticks_over "$GAME_A" 2); echo "game A after restart: $N ticks in 2 s"
 check "3 s after a restart game A gets <= 1 tick in 2 s" test "$N" != gone -a "$N" -le 1
 check "3 s after a restart games B and C are held" sh -c "$(declare -f inside ticks ticks_over held); SANDBOX=$SANDBOX NAME=$NAME; held $GAME_B && held $GAME_C"
+check "3 s after a restart game D, whose launcher is gone, is held" held "${GAME_D:-0}"
+inside kill -9 "${GAME_D:-0}" 2>/dev/null || true
 
 OLD=$(main_pid)
 inside kill -9 "$OLD"
