@@ -149,24 +149,24 @@ public final class Logind {
 
     /// The login name of a uid (`getpwuid_r(3)`), or the number when it has none.
     public static func userName(of user: UserID) -> String {
+        account(of: user)?.name ?? String(user.rawValue)
+    }
+
+    /// The home directory of a uid, or nil.
+    public static func home(of user: UserID) -> String? {
+        account(of: user)?.home
+    }
+
+    /// The login name and home directory of a uid (`getpwuid_r(3)`: a directory's accounts too, listed or not), or
+    /// nil when no account has it.
+    public static func account(of user: UserID) -> (name: String, home: String?)? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getpwuid_r(user.rawValue, &entry, &buffer, buffer.count, &result) == 0, result != nil,
             let name = entry.pw_name
-        else { return String(user.rawValue) }
-        return String(cString: name)
-    }
-
-    /// The home directory of a uid, or nil.
-    public static func home(of user: UserID) -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(user.rawValue, &entry, &buffer, buffer.count, &result) == 0, result != nil,
-            let home = entry.pw_dir
         else { return nil }
-        return String(cString: home)
+        return (String(cString: name), entry.pw_dir.map { String(cString: $0) })
     }
 }
 

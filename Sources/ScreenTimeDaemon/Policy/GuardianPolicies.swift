@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxActivity
 import ScreenTimeModel
 
 /// A guardian's policies and whom each covers: `/etc/screentime/users/NAME.toml` limits the user NAME, and
@@ -56,16 +57,10 @@ public enum GuardianPolicies {
         return accounts.sorted { $0.name < $1.name }
     }
 
-    /// The account of `uid`, of any uid (`getpwuid_r(3)`): a directory that does not enumerate its users (SSSD's
-    /// default, many LDAP setups) leaves them out of `regularAccounts()`, but names each one asked for.
+    /// The account of `uid`, of any uid: a directory that does not enumerate its users (SSSD's default, many LDAP
+    /// setups) leaves them out of `regularAccounts()`, but names each one asked for.
     public static func account(of uid: UserID) -> Account? {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid.rawValue, &entry, &buffer, buffer.count, &found) == 0, found != nil,
-            let name = entry.pw_name
-        else { return nil }
-        return Account(name: String(cString: name), uid: uid)
+        Logind.account(of: uid).map { Account(name: $0.name, uid: uid) }
     }
 
     /// The account named `name`, of any uid.
