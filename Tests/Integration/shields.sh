@@ -3,7 +3,7 @@
 # in a real logind session: three games under a 20 s limit — A in its own app scope (frozen), B in the login session's
 # scope (SIGSTOP, rechecked every 100 ms), C in a plain service of the user manager (moved into a scope of its own,
 # then frozen) — and D, started in the session by a launcher whose app it inherits, and which the user kills once D
-# is held. Asserts that the shields hold over `systemctl --user restart`, `kill -9` (Restart=always), a stop,
+# is held (with E, likewise started, under a limit far off, which it still counts toward after the restart). Asserts that the shields hold over `systemctl --user restart`, `kill -9` (Restart=always), a stop,
 # a garbage database and a SIGCONT from the user; that a SIGCONT loop gets B terminated; that the unit is ready within
 # 300 ms of exec; that only `screentime stop --release` thaws; and that a downtime holds launched apps only.
 # Needs root, a debug build (`swift build`), gcc and jq.
@@ -28,6 +28,10 @@ as_user sh -c 'cat > /home/sbuser1/.config/screentime/policy.toml' <<POL
 name = "games"
 apps = ["supertuxkart", "org.example.KartLauncher"]
 daily = "${LIMIT}s"
+[[limit]]
+name = "launched"
+apps = ["org.example.OtherLauncher"]
+daily = "1h"
 POL
 # Game D: started in the session by a launcher of the user's (a desktop entry's script), whose app it inherits.
 as_user mkdir -p /home/sbuser1/.local/share/applications
@@ -35,8 +39,13 @@ as_user sh -c 'printf "[Desktop Entry]\nType=Application\nName=Kart Launcher\nEx
     > /home/sbuser1/.local/share/applications/org.example.KartLauncher.desktop'
 inside install -o sbuser1 -m 755 "$WORK/supertuxkart" /home/sbuser1/kart-game
 as_user sh -c 'printf "#!/bin/sh\nGAME_MODE=busy /home/sbuser1/kart-game &\nsleep 600\n" > /home/sbuser1/kart-launcher && chmod 755 /home/sbuser1/kart-launcher'
+# Game E likewise, from another launcher, under a limit far off: it counts toward it, also after a restart.
+as_user sh -c 'printf "[Desktop Entry]\nType=Application\nName=Other Launcher\nExec=/home/sbuser1/other-launcher\n" \
+    > /home/sbuser1/.local/share/applications/org.example.OtherLauncher.desktop'
+inside install -o sbuser1 -m 755 "$WORK/supertuxkart" /home/sbuser1/other-game
+as_user sh -c 'printf "#!/bin/sh\n/home/sbuser1/other-game &\nsleep 600\n" > /home/sbuser1/other-launcher && chmod 755 /home/sbuser1/other-launcher'
 SID=$("$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :72 -- bash -c \
-    "GAME_MODE=busy $WORK/supertuxkart & /home/sbuser1/kart-launcher & sleep infinity")
+    "GAME_MODE=busy $WORK/supertuxkart & /home/sbuser1/kart-launcher & /home/sbuser1/other-launcher & sleep infinity")
 as_user GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-supertuxkart-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_user systemd-run --user --quiet --unit=game-service -E GAME_MODE=busy "$WORK/supertuxkart"
@@ -50,6 +59,7 @@ check "three games run: own scope ($GAME_A), session ($GAME_B), user service ($G
 GAME_D=$(inside pgrep -u sbuser1 -x kart-game | head -1)
 LAUNCHER=$(inside pgrep -u sbuser1 -f '^/bin/sh /home/sbuser1/kart-launcher' | head -1)
 check "a fourth, started by a launcher, runs in the session ($GAME_D)" test -n "$GAME_D" -a -n "$LAUNCHER"
+OTHER_LAUNCHER=$(inside pgrep -u sbuser1 -f '^/bin/sh /home/sbuser1/other-launcher' | head -1)
 ticks() { inside awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo gone; }
 # Clock ticks (1/100 s) of CPU a process gets over SECONDS.
 ticks_over() { local a b; a=$(ticks "$1"); sleep "$2"; b=$(ticks "$1"); [ "$a" = gone ] || [ "$b" = gone ] && { echo gone; return; }; echo $((b - a)); }
@@ -65,8 +75,10 @@ check "the shipped unit starts (Type=notify)" as_user systemctl --user is-active
 check "all three games are held at the limit" wait_for $((LIMIT + 15)) all_held
 echo "held $(( $(date +%s) - T0 )) s after the start (limit $LIMIT s)"
 check "game D, known by its launcher's app, is held" wait_for 3 held "${GAME_D:-0}"
-# The user kills the launcher: game D's app came from it alone.
-inside runuser -u sbuser1 -- kill -9 "${LAUNCHER:-0}"
+# The user kills the launchers: games D and E had their apps from them alone.
+GAME_E=$(inside pgrep -u sbuser1 -x other-game | head -1)
+LAUNCHER_SLEEPS=$(inside sh -c "pgrep -P ${LAUNCHER:-0} -x sleep; pgrep -P ${OTHER_LAUNCHER:-0} -x sleep" | tr '\n' ' ')
+inside runuser -u sbuser1 -- kill -9 "${LAUNCHER:-0}" "${OTHER_LAUNCHER:-0}"
 check "game C was moved into a scope of its own, which is frozen" inside sh -c \
     "grep -q 'app-screentime-supertuxkart-$GAME_C.scope' /proc/$GAME_C/cgroup && \
      grep -q 'frozen 1' /sys/fs/cgroup\$(sed -n 's/^0:://p' /proc/$GAME_C/cgroup)/cgroup.events"
@@ -88,6 +100,12 @@ check "3 s after a restart game A gets <= 1 tick in 2 s" test "$N" != gone -a "$
 check "3 s after a restart games B and C are held" sh -c "$(declare -f inside ticks ticks_over held); SANDBOX=$SANDBOX NAME=$NAME; held $GAME_B && held $GAME_C"
 check "3 s after a restart game D, whose launcher is gone, is held" held "${GAME_D:-0}"
 inside kill -9 "${GAME_D:-0}" 2>/dev/null || true
+launched_used() { as_user /home/sbuser1/.local/bin/screentime status --json 2>/dev/null | jq '[.rows[] | select(.name == "launched") | .usedSeconds] | max // 0 | floor'; }
+U0=$(launched_used); sleep 3; U1=$(launched_used)
+echo "limit launched after a restart: ${U0:-?} s, 3 s later ${U1:-?} s"
+check "after a restart game E, whose launcher is gone, still counts toward its limit" test "$((${U1:-0} - ${U0:-0}))" -ge 2
+# Gone before the downtime below, which would hold them as launched apps.
+inside kill -9 "${GAME_E:-0}" $LAUNCHER_SLEEPS 2>/dev/null || true
 
 OLD=$(main_pid)
 inside kill -9 "$OLD"

@@ -6,7 +6,8 @@ import Testing
 @testable import LinuxActivity
 
 /// After a restart, a process that had inherited its app from a parent gone since is that app again when the last
-/// run's enforcer held it as that app: real processes, a launcher that exits once it has started the game.
+/// run knew it as that app (held by its enforcer, or written down with the program it ran): real processes, a
+/// launcher that exits once it has started the game.
 @Suite(.serialized) struct RecalledAppTests {
     let tokenizer = Tokenizer(key: Array(repeating: 5, count: 32))
 
@@ -47,18 +48,32 @@ import Testing
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { collector.close() }
         collector.recall([
-            stats[0].identity: launcher,
-            ProcessIdentity(pid: stats[1].pid, startTime: stats[1].startTime + 1): launcher,
+            stats[0].identity: RecalledApp(app: launcher),
+            ProcessIdentity(pid: stats[1].pid, startTime: stats[1].startTime + 1): RecalledApp(app: launcher),
         ])
         collector.refreshProcesses()
         #expect(collector.table.entries[stats[0].pid]?.app == ResolvedApp(id: launcher, source: .inherited))
         #expect(
             collector.table.entries[stats[1].pid]?.app == ResolvedApp(id: AppID("launched-game"), source: .executable))
+        // What a restart would recall: the first, with the program it runs.
+        let running = collector.table.entries[stats[0].pid]?.executable
+        #expect(collector.inheritedApps()[stats[0].identity] == RecalledApp(app: launcher, executable: running))
+        #expect(collector.inheritedApps()[stats[1].identity] == nil)
 
-        // Without a recall (or once the first reading is done) each is its program.
+        // Kept with its program (as a restart reads them back): recalled while it runs that program, and not once it
+        // runs another. Without a recall (or once the first reading is done) each is its program.
         let fresh = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { fresh.close() }
+        fresh.recall([
+            stats[0].identity: RecalledApp(app: launcher, executable: running),
+            stats[1].identity: RecalledApp(app: launcher, executable: "/usr/bin/another-program"),
+        ])
         fresh.refreshProcesses()
-        #expect(fresh.table.entries[stats[0].pid]?.app == ResolvedApp(id: AppID("launched-game"), source: .executable))
+        #expect(fresh.table.entries[stats[0].pid]?.app == ResolvedApp(id: launcher, source: .inherited))
+        #expect(fresh.table.entries[stats[1].pid]?.app == ResolvedApp(id: AppID("launched-game"), source: .executable))
+        let later = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { later.close() }
+        later.refreshProcesses()
+        #expect(later.table.entries[stats[0].pid]?.app == ResolvedApp(id: AppID("launched-game"), source: .executable))
     }
 }

@@ -150,15 +150,7 @@ public final class Collector {
     }
 
     /// The apps an earlier run knew processes as, for the first reading of the processes (`recall(_:)`).
-    var recalledApps: [ProcessIdentity: AppID] = [:]
-
-    /// Before the first tick after a restart: the apps the last run held processes as (its enforcer's state). A
-    /// process that had inherited its app from a parent gone since (a game started by a launcher that exited) is that
-    /// app again, where nothing else names it (its program only by its file name); otherwise the restart would find
-    /// only its program, and release its shield.
-    public func recall(_ apps: [ProcessIdentity: AppID]) {
-        recalledApps = apps
-    }
+    var recalledApps: [ProcessIdentity: RecalledApp] = [:]
 
     /// Samples everything once. `now` is the monotonic time (`CLOCK_MONOTONIC`), `wallNow` seconds since 1970; both
     /// come from the caller.
@@ -326,7 +318,7 @@ public final class Collector {
         var app = resolver.resolve(entry, parent: parent, desktopEntries: desktopEntries)
         // Inherited as before the restart, with the checks any inheritance has (a guardian's limited user's own
         // program inherits nothing).
-        if let recalled = recalledApps[entry.identity], app?.id != recalled, !(app?.source.isInherited ?? false) {
+        if let recalled = recalledApp(of: entry), app?.id != recalled, !(app?.source.isInherited ?? false) {
             app =
                 resolver.resolve(
                     entry, parent: ResolvedApp(id: recalled, source: .inherited), desktopEntries: desktopEntries)

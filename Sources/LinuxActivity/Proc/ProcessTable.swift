@@ -21,6 +21,9 @@ public final class ProcessTable {
     /// Bumped when a process is added, removed or given its app (not when its `stat` is read again): what is derived
     /// from who runs what stays valid until it changes.
     public private(set) var changeCount: UInt64 = 0
+    /// Bumped when a process that inherited its app from a parent is added or removed, or gets or loses such an app:
+    /// what is kept of those processes (for a restart) is current while this doesn't change.
+    public private(set) var inheritedRevision: UInt64 = 0
     private var buffer = [UInt8](repeating: 0, count: 4096)
     private var newPIDs: [Int32] = []
 
@@ -226,7 +229,9 @@ public final class ProcessTable {
             guard let count = path.withCString({ FileSystem.read($0, into: &buffer) }) else { return nil }
             return ProcessStat(parsing: buffer[..<count])
         }
-        guard let descriptor = statFiles.descriptor(for: pid, opening: "\(procRoot)/\(pid.rawValue)/stat", flags: O_RDONLY)
+        guard
+            let descriptor = statFiles.descriptor(
+                for: pid, opening: "\(procRoot)/\(pid.rawValue)/stat", flags: O_RDONLY)
         else { return nil }
         guard let count = FileSystem.read(descriptor, into: &buffer) else {
             statFiles.close(pid)
@@ -314,6 +319,7 @@ public final class ProcessTable {
         if let old, old.id != app.id { forgetApp(old.id, of: pid) }
         processIDsByApp[app.id, default: []].insert(pid)
         changeCount &+= 1
+        if old?.source == .inherited || app.source == .inherited { inheritedRevision &+= 1 }
     }
 
     private func forgetApp(_ app: AppID, of pid: ProcessID) {
@@ -326,7 +332,9 @@ public final class ProcessTable {
         if let old = entries.updateValue(entry, forKey: entry.pid) {
             if old.user != entry.user { processIDsByUser[old.user]?.remove(entry.pid) }
             if let app = old.app, app.id != entry.app?.id { forgetApp(app.id, of: entry.pid) }
+            if old.app?.source == .inherited { inheritedRevision &+= 1 }
         }
+        if entry.app?.source == .inherited { inheritedRevision &+= 1 }
         processIDsByUser[entry.user, default: []].insert(entry.pid)
         if let app = entry.app { processIDsByApp[app.id, default: []].insert(entry.pid) }
     }
@@ -339,6 +347,7 @@ public final class ProcessTable {
         processIDsByUser[entry.user]?.remove(pid)
         if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
         if let app = entry.app { forgetApp(app.id, of: pid) }
+        if entry.app?.source == .inherited { inheritedRevision &+= 1 }
         return entry
     }
 

@@ -53,6 +53,8 @@ public final class Daemon {
     var requests: TimeRequests
     /// The policy files and the last good policy of each.
     private var policySources: PolicySources
+    /// The process table's `inheritedRevision` last written down, and when (`InheritedAppsFile`).
+    var inheritedAppsKept: (revision: UInt64, at: MonotonicInstant)?
     /// The collector's revision whose apps were last labelled in the store (`Daemon+DayRecords.swift`).
     var labelledRevision: UInt64?
     /// When the last limit was reached (the instant of the engine's event), for measuring shield latency from
@@ -118,11 +120,11 @@ public final class Daemon {
             orFromDatabaseAt: settings.databasePath, scope: settings.snapshotScope)
         if let restored { logger.info("restoring the engine's snapshot", metadata: ["from": "\(restored.source)"]) }
         perform(runtime.handle(.restarted(restored?.0), at: now))
+        // Processes whose app came from a parent gone since are that app again (see `Collector.recall`).
+        var recalled = InheritedAppsFile(path: settings.inheritedAppsPath).load()
         do {
             let held = try enforcer.adoptStateFile()
-            var apps: [ProcessIdentity: AppID] = [:]
-            for app in held.apps { for process in app.stopped { apps[process] = app.app } }
-            collector.recall(apps)
+            for app in held.apps { for process in app.stopped { recalled[process] = RecalledApp(app: app.app) } }
         } catch {
             // Kept for whoever has to thaw by hand what it names; the next save starts a new one.
             let aside = settings.enforcementStatePath + ".broken-\(Int(now.date.timeIntervalSince1970))"
@@ -131,6 +133,7 @@ public final class Daemon {
                 "cannot read the enforcement state file; nothing adopted",
                 metadata: ["error": "\(error)", "kept as": "\(kept ? aside : "(not moved)")"])
         }
+        collector.recall(recalled)
         reload(at: now)
     }
 
@@ -188,6 +191,7 @@ public final class Daemon {
         if policySources.noteUsers(collector.table.processIDsByUser.keys, at: now.monotonic) { reload(at: now) }
         perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
         noteApps(in: snapshot, at: now)
+        keepInheritedApps(at: now)
         if !clientsRestored { restoreClients(at: now) }
         showReadyClientShields()
         for answer in notifier?.takeAnswers() ?? [] {

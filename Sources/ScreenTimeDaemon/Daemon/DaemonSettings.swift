@@ -51,6 +51,11 @@ public struct DaemonSettings: Sendable {
     /// The engine's snapshot as a file beside the ledger.
     public var snapshotPath: String { (databasePath as NSString).deletingLastPathComponent + "/engine-snapshot.json" }
 
+    /// The processes that inherited their app from a parent, beside the ledger (`InheritedAppsFile`).
+    public var inheritedAppsPath: String {
+        (databasePath as NSString).deletingLastPathComponent + "/inherited-apps.json"
+    }
+
     /// Guardian mode: the requests for more time, beside the ledger.
     public var requestsPath: String { (databasePath as NSString).deletingLastPathComponent + "/requests.json" }
 
