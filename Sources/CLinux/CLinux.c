@@ -118,6 +118,10 @@ enum { IN_ROOT_MAX_LINKS = 40, IN_ROOT_MAX_DEPTH = 256 };
 static int walk_in_root(int root_fd, const char *path, int flags) {
     char rest[8192];
     size_t length = strlen(path);
+    if (length == 0) {
+        errno = ENOENT;
+        return -1;
+    }
     if (length >= sizeof rest) {
         errno = ENAMETOOLONG;
         return -1;
@@ -145,6 +149,7 @@ static int walk_in_root(int root_fd, const char *path, int flags) {
         }
         memcpy(component, cursor, size);
         component[size] = 0;
+        int slash_after = *end == '/';
         cursor = end;
         while (*cursor == '/') cursor++;
         int last = *cursor == 0;
@@ -175,10 +180,12 @@ static int walk_in_root(int root_fd, const char *path, int flags) {
                 errno = ENAMETOOLONG;
                 break;
             }
-            /* rest becomes target "/" remaining (remaining may overlap rest: moved first). */
-            memmove(rest + count + 1, cursor, remaining + 1);
+            /* rest becomes target "/" remaining (remaining may overlap rest: moved first); a link that ends the path
+               ends it as it was, with its trailing slash or without. */
+            int separator = remaining > 0 || slash_after;
+            memmove(rest + count + separator, cursor, remaining + 1);
             memcpy(rest, target, (size_t)count);
-            rest[count] = '/';
+            if (separator) rest[count] = '/';
             cursor = rest;
             if (target[0] == '/') {
                 while (depth > 0) close(folders[depth--]);
@@ -187,6 +194,16 @@ static int walk_in_root(int root_fd, const char *path, int flags) {
         }
         if (last) {
             close(fd);
+            if (slash_after && !S_ISDIR(status.st_mode)) {
+                errno = ENOTDIR;
+                break;
+            }
+            /* Only a file or a folder is opened for more than its metadata: a device bound into the root could
+               answer an open. */
+            if (!(flags & O_PATH) && !S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) {
+                errno = EINVAL;
+                break;
+            }
             result = openat(folders[depth], component, flags | O_NOFOLLOW | O_CLOEXEC);
             break;
         }

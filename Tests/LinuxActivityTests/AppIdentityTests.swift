@@ -147,14 +147,20 @@ import Testing
         #expect(
             AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)
                 == ResolvedApp(id: AppID("supertuxkart"), source: .unit))
-        // In the root-owned scope the guardian daemon had made for a shield of another app (the game's launcher,
+        // In the root-owned scope the guardian daemon had made for it, held as another app (the game's launcher,
         // whose identity the game inherited and which has exited since), the game is still that app. The same name
         // in the user's own manager is theirs to give, and another user's slice is not this user's.
-        let shieldScope = "app-screentime-org.example.Launcher-9.scope"
+        let shieldScope = "app-screentime-org.example.Launcher-\(pid).scope"
         entry.controlGroup = ControlGroup(path: "/user.slice/user-\(entry.user.rawValue).slice/" + shieldScope)
         #expect(
             AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)
                 == ResolvedApp(id: AppID("org.example.Launcher"), source: .unit))
+        // A process started later in that scope (after a release the scope stays) is not what the guardian found.
+        entry.controlGroup = ControlGroup(
+            path: "/user.slice/user-\(entry.user.rawValue).slice/app-screentime-org.example.Launcher-\(pid + 1).scope")
+        #expect(
+            AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
         entry.controlGroup = ControlGroup(path: manager + shieldScope)
         #expect(
             AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)

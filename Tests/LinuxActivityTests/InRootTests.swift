@@ -40,6 +40,9 @@ import Testing
         #expect(FileSystem.status("/loop-a", inRoot: root) == nil)
         #expect(FileSystem.status("/missing", inRoot: root) == nil)
         #expect(FileSystem.status("/etc/game/more", inRoot: root) == nil)
+        #expect(FileSystem.status("/etc/game/", inRoot: root) == nil)
+        #expect(FileSystem.status("", inRoot: root) == nil)
+        #expect(FileSystem.status("/folder/", inRoot: root).map { $0.st_mode & S_IFMT } == S_IFDIR)
         // /proc/self/… is a magic link: refused, or read as text inside the root (which has no /proc).
         #expect(FileSystem.readText("/magic", inRoot: root) == nil)
         // A FIFO is opened without waiting, and refused.

@@ -55,9 +55,12 @@ import Testing
         #expect(collector.table.entries[stats[0].pid]?.app == ResolvedApp(id: launcher, source: .inherited))
         #expect(
             collector.table.entries[stats[1].pid]?.app == ResolvedApp(id: AppID("launched-game"), source: .executable))
+        // Resolved again (its user's desktop entries changed): still the launcher's, though no parent says so now.
+        collector.forgetCatalogs(of: [UserID(getuid())])
+        #expect(collector.table.entries[stats[0].pid]?.app == ResolvedApp(id: launcher, source: .inherited))
         // What a restart would recall: the first, with the program it runs.
         let running = collector.table.entries[stats[0].pid]?.executable
-        #expect(collector.inheritedApps()[stats[0].identity] == RecalledApp(app: launcher, executable: running))
+        #expect(collector.inheritedApps()[stats[0].identity] == RecalledApp(app: launcher, program: running))
         #expect(collector.inheritedApps()[stats[1].identity] == nil)
 
         // Kept with its program (as a restart reads them back): recalled while it runs that program, and not once it
@@ -65,8 +68,8 @@ import Testing
         let fresh = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { fresh.close() }
         fresh.recall([
-            stats[0].identity: RecalledApp(app: launcher, executable: running),
-            stats[1].identity: RecalledApp(app: launcher, executable: "/usr/bin/another-program"),
+            stats[0].identity: RecalledApp(app: launcher, program: running),
+            stats[1].identity: RecalledApp(app: launcher, program: "/usr/bin/another-program"),
         ])
         fresh.refreshProcesses()
         #expect(fresh.table.entries[stats[0].pid]?.app == ResolvedApp(id: launcher, source: .inherited))

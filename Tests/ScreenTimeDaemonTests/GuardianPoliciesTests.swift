@@ -217,11 +217,11 @@ import Testing
 
 extension GuardianPoliciesTests {
     /// A directory that does not enumerate its users (SSSD's default) leaves them out of the password database's list
-    /// (a stand-in here: no real directory can be set up on demand): the default policy covers each of them from the
-    /// moment they run something, looked up by uid, unless it exempts them; one nobody can name yet is asked for again
+    /// (a stand-in here: no real directory can be set up on demand): the default policy covers each of them from
+    /// their first login session on, looked up by uid, unless it exempts them; one nobody can name yet is asked for again
     /// each minute. Needs root (the policy in a root-only folder); under CI=true it runs (and fails) without.
     @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
-    func aUserTheDirectoryDoesNotListIsCoveredOnceSeenRunningSomething() throws {
+    func aUserTheDirectoryDoesNotListIsCoveredFromTheirFirstSession() throws {
         let folder = try GuardianPolicyFileTests.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         mkdir(folder + "/users", 0o755)
@@ -249,7 +249,7 @@ extension GuardianPoliciesTests {
         func note(_ users: [UserID], at now: MonotonicInstant) -> Bool { sources.noteUsers(users, at: now) }
 
         #expect(covered(at: start) == [Self.alice.uid])
-        // Seen running something: covered, also without a policy file's change. Root is no regular user.
+        // Seen in a session: covered, also without a policy file's change. Root is no regular user.
         #expect(note([Self.alice.uid, UserID(0), dana.uid], at: start))
         #expect(covered(at: start) == [Self.alice.uid, dana.uid])
         #expect(!note([Self.alice.uid, dana.uid], at: start))

@@ -93,6 +93,14 @@ import Testing
 @Suite struct GuardianScopeTests {
     @Test func onlyARootScopeOfTheUsersSliceIsTrusted() {
         let user = ScreenTimeModel.UserID(1001)
+        // The process each was made for ends its name (an app id's own dashes are escaped).
+        #expect(
+            ControlGroup.guardianShieldScopeProcess(
+                "/user.slice/user-1001.slice/app-screentime-org.example.Kart\\x2dLauncher-42.scope", of: user)
+                == ProcessID(42))
+        #expect(
+            ControlGroup.guardianShieldScopeProcess(
+                "/user.slice/user-1001.slice/user@1001.service/app.slice/app-screentime-x-42.scope", of: user) == nil)
         #expect(
             ControlGroup.isGuardianShieldScope(
                 "/user.slice/user-1001.slice/app-screentime-supertuxkart-42.scope", of: user))

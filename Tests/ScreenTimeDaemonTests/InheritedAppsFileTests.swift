@@ -15,7 +15,7 @@ import Testing
         #expect(file.load().isEmpty)
         let apps = [
             ProcessIdentity(pid: ProcessID(4242), startTime: 1_234_567): RecalledApp(
-                app: AppID("org.example.Launcher"), executable: "/usr/lib/game/game-bin"),
+                app: AppID("org.example.Launcher"), program: "/usr/lib/game/game-bin"),
             ProcessIdentity(pid: ProcessID(77), startTime: 99): RecalledApp(app: AppID("org.gnome.Terminal")),
         ]
         try file.save(apps)

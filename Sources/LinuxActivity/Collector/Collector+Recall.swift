@@ -3,13 +3,13 @@ import ScreenTimeModel
 /// An app an earlier run knew a process as, recalled by the first reading of the processes after a restart.
 public struct RecalledApp: Hashable, Sendable, Codable {
     public var app: AppID
-    /// The program the process ran then (`/proc/PID/exe`); nil for any (a process held stopped or frozen runs no
-    /// other).
-    public var executable: String?
+    /// The program the process ran then (`AppResolver.program(of:)`: an interpreter's script, else the executable);
+    /// nil for any (a process held stopped or frozen runs no other).
+    public var program: String?
 
-    public init(app: AppID, executable: String? = nil) {
+    public init(app: AppID, program: String? = nil) {
         self.app = app
-        self.executable = executable
+        self.program = program
     }
 }
 
@@ -28,7 +28,7 @@ extension Collector {
         var apps: [ProcessIdentity: RecalledApp] = [:]
         for entry in table.entries.values {
             guard let app = entry.app, app.source == .inherited else { continue }
-            apps[entry.identity] = RecalledApp(app: app.id, executable: entry.executable)
+            apps[entry.identity] = RecalledApp(app: app.id, program: resolver.program(of: entry)?.path)
         }
         return apps
     }
@@ -36,7 +36,7 @@ extension Collector {
     /// The app recalled for `entry`, if it still runs the program it ran then.
     func recalledApp(of entry: ProcessEntry) -> AppID? {
         guard let recalled = recalledApps[entry.identity],
-            recalled.executable == nil || recalled.executable == entry.executable
+            recalled.program == nil || recalled.program == resolver.program(of: entry)?.path
         else { return nil }
         return recalled.app
     }

@@ -316,12 +316,13 @@ public final class Collector {
         let parent = table.entries[entry.stat.parent]?.app
         let desktopEntries = catalog(for: entry.user).desktopEntries
         var app = resolver.resolve(entry, parent: parent, desktopEntries: desktopEntries)
-        // Inherited as before the restart, with the checks any inheritance has (a guardian's limited user's own
-        // program inherits nothing).
-        if let recalled = recalledApp(of: entry), app?.id != recalled, !(app?.source.isInherited ?? false) {
+        // Inherited as before (before a restart, or before this reading: its parent may be gone since), with the
+        // checks any inheritance has (a guardian's limited user's own program inherits nothing).
+        let inherited = recalledApp(of: entry) ?? entry.app.flatMap { $0.source == .inherited ? $0.id : nil }
+        if let inherited, app?.id != inherited, !(app?.source.isInherited ?? false) {
             app =
                 resolver.resolve(
-                    entry, parent: ResolvedApp(id: recalled, source: .inherited), desktopEntries: desktopEntries)
+                    entry, parent: ResolvedApp(id: inherited, source: .inherited), desktopEntries: desktopEntries)
                 ?? app
         }
         if let app { table.setApp(programContents.check(app, pid: pid), for: pid) }

@@ -29,9 +29,10 @@ public struct AppResolver: Sendable {
         if let path = entry.controlGroup?.path {
             for unit in path.split(separator: "/").reversed() {
                 guard let id = UnitName.appID(of: unit) else { continue }
-                // A guardian's shield scope holds what the guardian daemon found to be its app, also a process that
-                // inherited it from a parent gone since (a game's launcher): that stays so after a restart.
-                if trustsUnitNames || ControlGroup.isGuardianShieldScope(path, of: entry.user)
+                // A guardian's shield scope names the app the guardian daemon found its process to be, also one that
+                // inherited it from a parent gone since (a game's launcher): that stays so after a restart. Only that
+                // process: what it starts later is in the scope too.
+                if trustsUnitNames || ControlGroup.guardianShieldScopeProcess(path, of: entry.user) == entry.pid
                     || program.map({ runs(id, $0, entry, desktopEntries) }) ?? false
                 {
                     return ResolvedApp(id: id, source: .unit)

@@ -28,6 +28,17 @@ public struct ControlGroup: Hashable, Sendable {
         return leaf.hasPrefix(shieldScopePrefix) && leaf.hasSuffix(".scope") && !leaf.contains("/")
     }
 
+    /// The process a guardian's shield scope (`isGuardianShieldScope`) was made for: the one its name ends with
+    /// (`…-PID.scope`), which the guardian daemon found to be APP and moved there. What that process starts later lives
+    /// in the same scope, and is not what the guardian found (a released terminal's scope would name every game run
+    /// from it).
+    public static func guardianShieldScopeProcess(_ path: String, of user: UserID) -> ProcessID? {
+        guard isGuardianShieldScope(path, of: user), let dash = path.lastIndex(of: "-") else { return nil }
+        let digits = path[path.index(after: dash)...].dropLast(".scope".count)
+        guard let pid = Int32(digits) else { return nil }
+        return ProcessID(pid)
+    }
+
     public init(path: String) {
         self.path = path
         var sessionScope: String?

@@ -53,8 +53,9 @@ public final class Daemon {
     var requests: TimeRequests
     /// The policy files and the last good policy of each.
     private var policySources: PolicySources
-    /// The process table's `inheritedRevision` last written down, and when (`InheritedAppsFile`).
-    var inheritedAppsKept: (revision: UInt64, at: MonotonicInstant)?
+    /// The process table's `inheritedRevision` last written down (nil: the write failed), and when
+    /// (`InheritedAppsFile`).
+    var inheritedAppsKept: (revision: UInt64?, at: MonotonicInstant)?
     /// The collector's revision whose apps were last labelled in the store (`Daemon+DayRecords.swift`).
     var labelledRevision: UInt64?
     /// When the last limit was reached (the instant of the engine's event), for measuring shield latency from
@@ -188,7 +189,7 @@ public final class Daemon {
         let snapshot = collector.tick(
             now: .nanoseconds(now.monotonic.nanoseconds), wallNow: now.wallClock.secondsSince1970)
         // A user the password database doesn't list (a directory's) is covered before their first sample counts.
-        if policySources.noteUsers(collector.table.processIDsByUser.keys, at: now.monotonic) { reload(at: now) }
+        if policySources.noteUsers(snapshot.samples.lazy.map(\.user), at: now.monotonic) { reload(at: now) }
         perform(runtime.handle(.tick(snapshot.samples, revision: collector.snapshotRevision), at: now))
         noteApps(in: snapshot, at: now)
         keepInheritedApps(at: now)

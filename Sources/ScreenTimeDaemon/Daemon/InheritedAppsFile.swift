@@ -21,7 +21,7 @@ struct InheritedAppsFile {
         var pid: Int32
         var startTime: UInt64
         var app: String
-        var executable: String?
+        var program: String?
     }
 
     /// What an earlier run of this boot kept; empty when there is no file, or it can't be read.
@@ -33,7 +33,7 @@ struct InheritedAppsFile {
         var apps: [ProcessIdentity: RecalledApp] = [:]
         for process in contents.processes {
             apps[ProcessIdentity(pid: ProcessID(process.pid), startTime: process.startTime)] = RecalledApp(
-                app: AppID(process.app), executable: process.executable)
+                app: AppID(process.app), program: process.program)
         }
         return apps
     }
@@ -43,7 +43,7 @@ struct InheritedAppsFile {
         let processes = apps.sorted { $0.key.pid < $1.key.pid }.map { identity, recalled in
             Process(
                 pid: identity.pid.rawValue, startTime: identity.startTime, app: recalled.app.rawValue,
-                executable: recalled.executable)
+                program: recalled.program)
         }
         let bytes = try JSONEncoder().encode(Contents(bootID: BootID.current, processes: processes))
         try AtomicFile.write(bytes, to: FilePath(path))
@@ -63,10 +63,12 @@ extension Daemon {
         {
             return
         }
-        inheritedAppsKept = (revision, now.monotonic)
         do {
             try InheritedAppsFile(path: settings.inheritedAppsPath).save(collector.inheritedApps())
+            inheritedAppsKept = (revision, now.monotonic)
         } catch {
+            // Tried again after the interval.
+            inheritedAppsKept = (nil, now.monotonic)
             logger.warning(
                 "cannot keep the apps processes inherited; a restart knows them by their programs",
                 metadata: ["path": "\(settings.inheritedAppsPath)", "error": "\(error)"])

@@ -18,12 +18,13 @@ struct PolicySources {
     private var missingSince: [String: MonotonicInstant] = [:]
     /// What the files looked like when last read (and the password database, in guardian mode).
     private var stamps: [String: FileStamp?] = [:]
-    /// Guardian mode: the regular users seen running something (`noteUsers`). The default policy covers those the
+    /// Guardian mode: the regular users seen in a login session (`noteUsers`). The default policy covers those the
     /// password database lists and these, each looked up by uid: a directory that does not enumerate its users (SSSD's
-    /// default) leaves them out of the list, and a user it leaves out would be limited by nobody.
+    /// default) leaves them out of the list, and a user it leaves out would be limited by nobody. Sessions, not
+    /// processes: a user's rootless containers run under uids of no account, as many as they like.
     private var seenUsers: Set<ScreenTimeModel.UserID> = []
-    /// Those of `seenUsers` nobody could name at the last reading (a directory out of reach, or a uid without an
-    /// account, such as a container's), and when they were last looked up.
+    /// Those of `seenUsers` nobody could name at the last reading (a directory out of reach), and when they were last
+    /// looked up.
     private var unnamedUsers: (users: Set<ScreenTimeModel.UserID>, lookedUp: MonotonicInstant) = (
         [], .init(nanoseconds: 0)
     )
@@ -83,10 +84,10 @@ struct PolicySources {
     /// Whether anything read changed since the last reading.
     func changed() -> Bool { stamps(of: files) != stamps }
 
-    /// How often a user seen running something whom nobody could name is looked up again.
+    /// How often a user seen in a session whom nobody could name is looked up again.
     static let lookupRetry: Duration = .seconds(60)
 
-    /// Guardian mode: notes the users running something at `now`. Returns whether the policies must be read again
+    /// Guardian mode: notes the users of the login sessions at `now`. Returns whether the policies must be read again
     /// for them: a regular user not seen before (one the password database does not list falls under the default
     /// policy from now on), or one nobody could name before whom a lookup, once a minute, names now.
     mutating func noteUsers(_ users: some Sequence<ScreenTimeModel.UserID>, at now: MonotonicInstant) -> Bool {
@@ -102,8 +103,8 @@ struct PolicySources {
         return unnamedUsers.users.contains { lookUpAccount($0) != nil }
     }
 
-    /// The regular users: those the password database lists, and those seen running something whom it does not list
-    /// but a lookup by uid names.
+    /// The regular users: those the password database lists, and those seen in a session whom it does not list but a
+    /// lookup by uid names.
     private mutating func regularAccounts(at now: MonotonicInstant) -> [GuardianPolicies.Account] {
         var accounts = listAccounts()
         var unnamed: Set<ScreenTimeModel.UserID> = []
