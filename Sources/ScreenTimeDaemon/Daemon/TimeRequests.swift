@@ -55,8 +55,7 @@ struct TimeRequests {
     /// (`requests.json.broken-TIME`) and none are waiting.
     init(path: String, at now: Date = Date()) {
         self.path = path
-        var status = stat()
-        guard lstat(path, &status) == 0 || errno != ENOENT else { return }
+        guard !Policy.nothing(at: path) else { return }
         let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
         if let saved = try? BusJSON.decode(Saved.self, from: text) {
             requests = saved.requests

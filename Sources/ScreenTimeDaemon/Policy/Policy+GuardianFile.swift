@@ -51,7 +51,7 @@ extension Policy {
     }
 
     /// Whether nothing is at `path`: not even a link (one that leads nowhere is there, and refused). A policy file is
-    /// removed only when this holds.
+    /// removed only when this holds, and only then is a requests file absent rather than kept aside.
     public static func nothing(at path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) != 0 && errno == ENOENT
