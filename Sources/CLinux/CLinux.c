@@ -19,6 +19,34 @@
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
 
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+
+long long clinux_user_namespace_owner(const char *ns_path, unsigned long long own_dev, unsigned long long own_ino) {
+    struct stat status;
+    /* One stat(2) for a process of the caller's namespace, the usual case. */
+    if (stat(ns_path, &status) != 0 || (status.st_dev == own_dev && status.st_ino == own_ino)) return -1;
+    int fd = open(ns_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    long long owner = -1;
+    /* User namespaces nest at most 32 deep. */
+    for (int depth = 0; depth < 33; depth++) {
+        uid_t uid;
+        if (ioctl(fd, NS_GET_OWNER_UID, &uid) != 0) break;
+        int parent = ioctl(fd, NS_GET_PARENT);
+        if (parent < 0) break;
+        close(fd);
+        fd = parent;
+        if (fstat(fd, &status) != 0) break;
+        if (status.st_dev == own_dev && status.st_ino == own_ino) {
+            owner = (long long)uid;
+            break;
+        }
+    }
+    close(fd);
+    return owner;
+}
+
 int clinux_pidfd_send_signal(int pidfd, int sig, unsigned int flags) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, (void *)0, flags);
 }

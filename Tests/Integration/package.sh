@@ -244,6 +244,23 @@ AFTER=$(inside awk '{print $14 + $15}' "/proc/${FLATKART:-0}/stat")
 check "and frozen (<= 1 tick in 1 s)" test $((AFTER - BEFORE)) -le 1
 FLAT_BWRAP=$(inside ps -o ppid= -p "${FLATKART:-0}" | tr -d ' ')
 inside kill -9 "${FLATKART:-0}" "${FLAT_BWRAP:-0}" 2>/dev/null || true
+# A game the child runs in a rootless container of theirs (a user namespace made with their subordinate ids, as
+# podman makes one), under a uid of no account: still the child's, moved into a shield scope of their slice.
+inside usermod --add-subuids 400000-465535 --add-subgids 400000-465535 sbuser1
+as_child env GAME_MODE=busy unshare --map-auto --setuid 0 --setgid 0 "$WORK/supertuxkart" >/dev/null 2>&1 &
+contained() { inside sh -c 'for p in $(pgrep -x supertuxkart); do [ "$(stat -c %u /proc/$p)" -ge 100000 ] && echo $p; done; true' | head -1; }
+wait_for 5 sh -c "[ -n \"\$($(declare -f inside contained); SANDBOX=$SANDBOX NAME=$NAME; contained)\" ]" || true
+CONTAINED=$(contained)
+check "a game runs in the child's rootless container ($CONTAINED)" test -n "$CONTAINED"
+contained_guarded() {
+    inside sh -c "sed -n 's/^0:://p' /proc/${CONTAINED:-0}/cgroup" |
+        grep -q '^/user.slice/user-2001.slice/app-screentime-supertuxkart-.*\.scope$'
+}
+check "a game in the child's rootless container is moved into a shield scope of their slice" wait_for 5 contained_guarded
+BEFORE=$(inside awk '{print $14 + $15}' "/proc/${CONTAINED:-0}/stat"); sleep 1
+AFTER=$(inside awk '{print $14 + $15}' "/proc/${CONTAINED:-0}/stat")
+check "and frozen (<= 1 tick in 1 s)" test $((AFTER - BEFORE)) -le 1
+[ -z "$CONTAINED" ] || inside kill -9 "$CONTAINED" 2>/dev/null || true
 
 # Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
 # limit with extra; root sees the request and approves it, and the game runs again.

@@ -44,8 +44,12 @@ as_user sh -c 'printf "[Desktop Entry]\nType=Application\nName=Other Launcher\nE
     > /home/sbuser1/.local/share/applications/org.example.OtherLauncher.desktop'
 inside install -o sbuser1 -m 755 "$WORK/supertuxkart" /home/sbuser1/other-game
 as_user sh -c 'printf "#!/bin/sh\n/home/sbuser1/other-game &\nsleep 600\n" > /home/sbuser1/other-launcher && chmod 755 /home/sbuser1/other-launcher'
+# Game F: run by the user in a rootless container of theirs (a user namespace made with their subordinate ids,
+# /etc/subuid, as podman makes one), under a uid of no account.
+inside usermod --add-subuids 400000-465535 --add-subgids 400000-465535 sbuser1
 SID=$("$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :72 -- bash -c \
-    "GAME_MODE=busy $WORK/supertuxkart & /home/sbuser1/kart-launcher & /home/sbuser1/other-launcher & sleep infinity")
+    "GAME_MODE=busy $WORK/supertuxkart & /home/sbuser1/kart-launcher & /home/sbuser1/other-launcher &
+     GAME_MODE=busy unshare --map-auto --setuid 0 --setgid 0 $WORK/supertuxkart & sleep infinity")
 as_user GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-supertuxkart-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_user systemd-run --user --quiet --unit=game-service -E GAME_MODE=busy "$WORK/supertuxkart"
@@ -53,6 +57,8 @@ pid_in() { inside sh -c "for p in \$(pgrep -u sbuser1 -x supertuxkart); do grep 
 wait_for 10 sh -c "[ -n \"\$($(declare -f inside pid_in); SANDBOX=$SANDBOX NAME=$NAME; pid_in game-service)\" ]" || true
 GAME_A=$(pid_in app-gnome-supertuxkart-77.scope)
 GAME_B=$(pid_in "session-$SID.scope")
+GAME_F=$(inside sh -c 'for p in $(pgrep -x supertuxkart); do [ "$(stat -c %u /proc/$p)" -ge 100000 ] && echo $p; done; true' | head -1)
+check "a game runs in the session under a subordinate id ($GAME_F)" test -n "$GAME_F"
 GAME_C=$(pid_in game-service.service)
 check "three games run: own scope ($GAME_A), session ($GAME_B), user service ($GAME_C)" \
     test -n "$GAME_A" -a -n "$GAME_B" -a -n "$GAME_C"
@@ -75,6 +81,7 @@ check "the shipped unit starts (Type=notify)" as_user systemctl --user is-active
 check "all three games are held at the limit" wait_for $((LIMIT + 15)) all_held
 echo "held $(( $(date +%s) - T0 )) s after the start (limit $LIMIT s)"
 check "game D, known by its launcher's app, is held" wait_for 3 held "${GAME_D:-0}"
+check "game F, in the user's rootless container, is held" wait_for 3 held "${GAME_F:-0}"
 # The user kills the launchers: games D and E had their apps from them alone.
 GAME_E=$(inside pgrep -u sbuser1 -x other-game | head -1)
 LAUNCHER_SLEEPS=$(inside sh -c "pgrep -P ${LAUNCHER:-0} -x sleep; pgrep -P ${OTHER_LAUNCHER:-0} -x sleep" | tr '\n' ' ')
@@ -99,13 +106,14 @@ N=$(ticks_over "$GAME_A" 2); echo "game A after restart: $N ticks in 2 s"
 check "3 s after a restart game A gets <= 1 tick in 2 s" test "$N" != gone -a "$N" -le 1
 check "3 s after a restart games B and C are held" sh -c "$(declare -f inside ticks ticks_over held); SANDBOX=$SANDBOX NAME=$NAME; held $GAME_B && held $GAME_C"
 check "3 s after a restart game D, whose launcher is gone, is held" held "${GAME_D:-0}"
+check "3 s after a restart game F, in the user's rootless container, is held" held "${GAME_F:-0}"
 inside kill -9 "${GAME_D:-0}" 2>/dev/null || true
 launched_used() { as_user /home/sbuser1/.local/bin/screentime status --json 2>/dev/null | jq '[.rows[] | select(.name == "launched") | .usedSeconds] | max // 0 | floor'; }
 U0=$(launched_used); sleep 3; U1=$(launched_used)
 echo "limit launched after a restart: ${U0:-?} s, 3 s later ${U1:-?} s"
 check "after a restart game E, whose launcher is gone, still counts toward its limit" test "$((${U1:-0} - ${U0:-0}))" -ge 2
 # Gone before the downtime below, which would hold them as launched apps.
-inside kill -9 "${GAME_E:-0}" $LAUNCHER_SLEEPS 2>/dev/null || true
+inside kill -9 ${GAME_E:-} ${GAME_F:-} $LAUNCHER_SLEEPS 2>/dev/null || true
 
 OLD=$(main_pid)
 inside kill -9 "$OLD"

@@ -11,6 +11,13 @@ int clinux_pidfd_open(pid_t pid, unsigned int flags);
 /* pidfd_send_signal(2) with no siginfo. Returns 0 or -1 with errno set. */
 int clinux_pidfd_send_signal(int pidfd, int sig, unsigned int flags);
 
+/* The owner of the outermost user namespace between the one `ns_path` names (`/proc/PID/ns/user`) and the caller's,
+   whose device and inode number are `own_dev` and `own_ino`: the user a process in a rootless container runs for,
+   whatever uid it runs as (its subordinate ids). The owner is given as a uid of the caller's namespace. Returns -1
+   when the process is in the caller's namespace, when its namespace isn't below the caller's, or when it can't be
+   read (another user's process, unless the caller owns its namespace). */
+long long clinux_user_namespace_owner(const char *ns_path, unsigned long long own_dev, unsigned long long own_ino);
+
 /* The calling thread's errno, readable after a -1 return. */
 int clinux_errno(void);
 

@@ -160,7 +160,10 @@ public final class Collector {
         refreshProcesses()
         let sessions = logind?.sessions(now: now) ?? terminalSessions()
         let sessionsChanged = sessions != lastSnapshotSessions
-        if sessionsChanged { forgetEndedSessions(sessions) }
+        if sessionsChanged {
+            forgetEndedSessions(sessions)
+            table.sessionUsers = Set(sessions.map(\.user))
+        }
         let runningChanged = runningApps?.version != countsVersion || sessionsChanged
         if runningChanged { runningApps = (countsVersion, runningApps(of: sessions)) }
 

@@ -5,8 +5,12 @@ public struct ProcessEntry: Sendable {
     /// `/proc/PID/stat` at first sight. `state` and `terminalForegroundGroup` are stale afterwards; pid, parent,
     /// start time, terminal and (usually) process group are not.
     public var stat: ProcessStat
-    /// The effective uid (owner of `/proc/PID`).
+    /// The user the process runs for: its effective uid (owner of `/proc/PID`), or the owner of the user namespace
+    /// it runs in when that is a user's rootless container (`ProcessOwner`).
     public var user: UserID
+    /// Whether the process runs under another uid than `user`'s, in a user namespace of theirs: one of their
+    /// subordinate ids, in a rootless container, whose every file is theirs to change.
+    public var runsAsSubordinateID = false
     /// The resolved executable (`/proc/PID/exe`), nil for kernel threads or when not permitted.
     public var executable: String?
     /// `/proc/PID/cmdline` split at NULs, at first sight; read only for interpreters and when `executable` is nil.

@@ -24,6 +24,10 @@ public final class ProcessTable {
     /// Bumped when a process that inherited its app from a parent is added or removed, or gets or loses such an app:
     /// what is kept of those processes (for a restart) is current while this doesn't change.
     public private(set) var inheritedRevision: UInt64 = 0
+    /// The users of the login sessions (set by the collector): a process that runs as one of them is theirs, with no
+    /// look at its user namespace. Any other process's namespace is looked at once, when it is read: one in a user's
+    /// rootless container runs under a subordinate id and is that user's (`ProcessOwner`).
+    public var sessionUsers: Set<UserID> = []
     private var buffer = [UInt8](repeating: 0, count: 4096)
     private var newPIDs: [Int32] = []
 
@@ -360,6 +364,8 @@ public final class ProcessTable {
                 stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
                 generation: 0, eventGaps: eventGaps)
         }
+        let uid = UserID(status.st_uid)
+        let user = sessionUsers.contains(uid) ? uid : ProcessOwner.user(ofProcessIn: directory, runningAs: uid)
         let executable = Self.executable(procRoot: procRoot, pid: pid)
         // The command line matters only for interpreters (their script is the program) and when the executable
         // can't be read; skipping it elsewhere saves a third of a cold scan.
@@ -377,7 +383,7 @@ public final class ProcessTable {
             controlGroup = ControlGroup(parsing: buffer[..<count])
         }
         return ProcessEntry(
-            stat: stat, user: UserID(status.st_uid), executable: executable, arguments: arguments,
+            stat: stat, user: user, runsAsSubordinateID: user != uid, executable: executable, arguments: arguments,
             controlGroup: controlGroup, app: nil, generation: 0, eventGaps: eventGaps)
     }
 

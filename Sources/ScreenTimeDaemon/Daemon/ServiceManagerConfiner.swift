@@ -35,9 +35,12 @@ final class ServiceManagerConfiner: ProcessConfiner {
             Bus.unitProperty("CollectMode", .string("inactive-or-failed")),
         ]
         if systemMode {
-            var owner = stat()
-            guard stat("/proc/\(process.pid.rawValue)", &owner) == 0 else { return nil }
-            properties.append(Bus.unitProperty("Slice", .string("user-\(owner.st_uid).slice")))
+            // The slice of the user it runs for: a process of their rootless container runs as a uid of no account.
+            var folder = stat()
+            let directory = "/proc/\(process.pid.rawValue)"
+            guard stat(directory, &folder) == 0 else { return nil }
+            let owner = ProcessOwner.user(ofProcessIn: directory, runningAs: UserID(folder.st_uid))
+            properties.append(Bus.unitProperty("Slice", .string("user-\(owner.rawValue).slice")))
         }
         do {
             try bus.startTransientUnit(name, properties: properties, timeout: .seconds(1))
