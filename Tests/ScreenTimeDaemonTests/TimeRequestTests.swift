@@ -122,6 +122,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func idsGoOnAfterThoseABrokenFileStillNames() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/requests.json"
+        var first = TimeRequests(path: path)
+        for index in 0..<12 {
+            _ = first.file(user: .init(1001 + UInt32(index % 3)), name: "ana", seconds: 60, reason: "", at: Self.filed)
+        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        // Cut in the middle of the last request, after its id: its answer must not land on the next one.
+        let cut = try #require(text.range(of: "\"id\"", options: .backwards)).upperBound
+        try String(text[..<text.index(cut, offsetBy: 6)]).write(toFile: path, atomically: true, encoding: .utf8)
+        var restarted = TimeRequests(path: path, at: Self.filed)
+        #expect(restarted.loadProblem != nil && restarted.requests.isEmpty)
+        #expect(restarted.file(user: .init(1001), name: "ana", seconds: 60, reason: "", at: Self.filed)?.id == 13)
+        // Ids alone (a cut list, as earlier versions wrote it), and the next id alone, with garbage around them.
+        #expect(TimeRequests.largestID(in: "[{\"id\": 7, \"user\": 1001}, {\"id\":9,\"us") == 9)
+        #expect(TimeRequests.largestID(in: "\u{1}{\"next_id\" :\n 40, \"requests\": [{\"id\": \"x\"") == 39)
+        #expect(TimeRequests.largestID(in: "\u{0}\u{7f}garbage") == 0)
+    }
+
     @Test func aFolderInThePlaceOfTheFileIsKeptAsideToo() throws {
         let directory = try ScratchDirectory()
         let path = directory.path + "/requests.json"

@@ -8,8 +8,8 @@ import SystemPackage
 /// Requests for more time that limited users filed with `screentime ask` (or a shield's button), as the guardian
 /// daemon keeps them until the guardian answers: in memory, and in `requests.json` beside the database (written
 /// whole, atomically, never through a link) so that a restart loses none. A request lives until the day it was filed
-/// ends; ids are never given twice (the file keeps the next one), so an answer meant for an old request can't land
-/// on a new one.
+/// ends; ids are never given twice (the file keeps the next one; a broken file is read for the ids it still names), so
+/// an answer meant for an old request can't land on a new one.
 struct TimeRequests {
     typealias Request = TimeRequest
 
@@ -64,10 +64,29 @@ struct TimeRequests {
             requests = saved
             nextID = Self.id(after: saved.map(\.id).max() ?? 0)
         } else {
+            // Ids go on after the largest the broken file still names (a cut or damaged file keeps most of them).
+            nextID = Self.id(after: Self.largestID(in: text))
             let aside = path + ".broken-\(Int(now.timeIntervalSince1970))"
             let kept = rename(path, aside) == 0
             loadProblem = "\(path) is not a list of requests; " + (kept ? "kept as \(aside)" : "left where it is")
         }
+    }
+
+    /// The largest id `text` names, read leniently: each `"id": N`, and `"next_id": N` as the id before N.
+    static func largestID(in text: String) -> UInt32 {
+        var largest: UInt32 = 0
+        for key in ["\"id\"", "\"next_id\""] {
+            var rest = Substring(text)
+            while let found = rest.range(of: key) {
+                rest = rest[found.upperBound...].drop { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+                guard rest.first == ":" else { continue }
+                rest = rest.dropFirst().drop { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+                let digits = rest.prefix { $0.isASCII && $0.isNumber }
+                guard let id = UInt32(digits) else { continue }
+                largest = max(largest, key == "\"id\"" ? id : id &- 1)
+            }
+        }
+        return largest
     }
 
     /// The id that follows `id`: never 0, which answers every request (`AnswerRequest`).
