@@ -89,6 +89,59 @@ extension AppIdentityOfRealProcesses {
         }
     }
 
+    /// An extra system installation (`/etc/flatpak/installations.d`) counts as the system's when it and the file that
+    /// names it are root's alone: real folders and real sandboxes, one on a "disk" the limited user owns.
+    @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func aGuardianTakesAFlatpaksNameFromAnExtraInstallationOnlyWhenItIsRootsAlone() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap"), "bwrap (bubblewrap) is missing")
+        let name = "org.screentime.ExtraTest"
+        let own = "/tmp/st-flatpak-extra-\(getpid())"
+        defer { _ = try? removeTree(own) }
+        try writeFile("\(own)/game.c", "#include <unistd.h>\nint main(void) { for (;;) pause(); }\n")
+        try #require(try run(["/usr/bin/gcc", "-static", "-O1", "-o", "\(own)/game", "\(own)/game.c"]))
+        // The same app in two installations: root's, and one on a disk the user owns (its top folder theirs).
+        var infos: [String: String] = [:]
+        for installation in ["extra", "card"] {
+            let app = "\(own)/\(installation)/app/\(name)/x86_64/stable/0123abcd/files"
+            let runtime = "\(own)/\(installation)/runtime/\(name).Platform/x86_64/1/4567ef01/files"
+            try writeFile("\(app)/.keep", "")
+            try copyFile("\(own)/game", to: "\(app)/game")
+            try writeFile("\(runtime)/.keep", "")
+            infos[installation] = "\(own)/\(installation).info"
+            try writeFile(
+                infos[installation]!,
+                "[Application]\nname=\(name)\n\n[Instance]\napp-path=\(app)\nruntime-path=\(runtime)\n")
+        }
+        #expect(chown("\(own)/card", 65534, 65534) == 0)
+        let configured = "\(own)/installations.d"
+        try writeFile("\(configured)/extra.conf", "[Installation \"extra\"]\nPath=\(own)/extra\nStorageType=harddisk\n")
+        try writeFile("\(configured)/card.conf", "[Installation \"card\"]\nPath=\(own)/card\n")
+        // A file anyone may change names the user's disk too; and one that isn't a .conf.
+        try writeFile("\(configured)/open.conf", "[Installation \"open\"]\nPath=\(own)/extra/app\n")
+        #expect(chmod("\(configured)/open.conf", 0o666) == 0)
+        try writeFile("\(configured)/notes.txt", "[Installation \"notes\"]\nPath=\(own)/extra/runtime\n")
+        let installations = FlatpakInstance.systemInstallations(configuredIn: configured)
+        #expect(installations == [FlatpakInstance.defaultInstallation, "\(own)/extra"])
+
+        var verdicts: [String: Bool] = [:]
+        for installation in ["extra", "card"] {
+            let app = "\(own)/\(installation)/app/\(name)/x86_64/stable/0123abcd/files"
+            let runtime = "\(own)/\(installation)/runtime/\(name).Platform/x86_64/1/4567ef01/files"
+            let sandboxed = try sandbox(app: app, usr: runtime, info: infos[installation]!, run: "/app/game")
+            defer { stop([sandboxed.bwrap]) }
+            let info = try #require(FileSystem.readText("/.flatpak-info", inRoot: "/proc/\(sandboxed.game)/root"))
+            let verdict = { (installations: [String]) in
+                FlatpakInstance(info: info).runsSystemInstallation(
+                    executable: "/app/game", script: nil, processRoot: "/proc/\(sandboxed.game)/root",
+                    processExecutable: "/proc/\(sandboxed.game)/exe", installations: installations)
+            }
+            verdicts[installation] = verdict(installations)
+            // Were the user's disk a system installation, its app would be taken for what it says.
+            #expect(verdict(installations + ["\(own)/card"]))
+        }
+        #expect(verdicts == ["extra": true, "card": false])
+    }
+
     /// Starts `run` in a bubblewrap sandbox with `app` at `/app`, `usr` at `/usr` and `info` at `/.flatpak-info`, on a
     /// root of its own (nothing is written to the host's); returns bwrap's pid and the sandboxed program's.
     private func sandbox(app: String, usr: String, info: String, run program: String) throws -> (

@@ -167,9 +167,31 @@ struct FlatpakInstance {
     var appPath: String?
     var runtimePath: String?
 
-    /// The system's installations, root's alone to write.
-    static let systemApps = "/var/lib/flatpak/app/"
-    static let systemRuntimes = "/var/lib/flatpak/runtime"
+    /// The system's default installation, root's.
+    static let defaultInstallation = "/var/lib/flatpak"
+    /// Where the system's extra installations are configured (`flatpak-installation(5)`).
+    static let installationsFolder = "/etc/flatpak/installations.d"
+
+    /// The system's installations: the default one and each extra one a file of `folder` names (`[Installation
+    /// "ID"]`, `Path=`), when that file and the installation are root's alone to change (`FileSystem.isRootsAlone`):
+    /// an installation on a disk or in a folder the limited user may write is theirs, whatever it is called.
+    static func systemInstallations(configuredIn folder: String = installationsFolder) -> [String] {
+        var installations = [defaultInstallation]
+        for file in (FileSystem.list(folder) ?? []).sorted() where file.hasSuffix(".conf") {
+            let path = folder + "/" + file
+            guard FileSystem.isRootsAlone(path), let text = FileSystem.readText(path) else { continue }
+            var inInstallation = false
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("[") {
+                    inInstallation = line.hasPrefix("[Installation ")
+                } else if inInstallation, line.hasPrefix("Path=") {
+                    let installation = String(line.dropFirst(5).drop { $0 == " " })
+                    if FileSystem.isRootsAlone(installation) { installations.append(installation) }
+                }
+            }
+        }
+        return installations
+    }
 
     init(info: String) {
         var section = ""
@@ -190,20 +212,24 @@ struct FlatpakInstance {
         }
     }
 
-    /// Whether the sandboxed process runs the system's installation of the app `name`, on a system runtime: `app-path`
-    /// is (after links) a folder of `/var/lib/flatpak/app/NAME/` and is the sandbox's `/app`, `runtime-path` one of
-    /// `/var/lib/flatpak/runtime/` and is the sandbox's `/usr` (no loader or library of the user's own), and what the
+    /// Whether the sandboxed process runs a system installation of the app `name`, on a system runtime: `app-path` is
+    /// (after links) a folder of `INSTALLATION/app/NAME/` and is the sandbox's `/app`, `runtime-path` one of
+    /// `INSTALLATION/runtime/` and is the sandbox's `/usr` (no loader or library of the user's own), each in one of
+    /// `installations` (`systemInstallations(configuredIn:)`), and what the
     /// process runs is the installation's own file: its `executable` (the sandbox's path, `/app/bin/…`) is the very
     /// file (device and inode) under `app-path`, and a `script` it runs (an interpreter of the app's or, only then,
     /// of the runtime) is the very file there too. Paths inside the sandbox are resolved in its root
     /// (`processRoot`, `/proc/PID/root`), where its own links lead; `processExecutable` is `/proc/PID/exe`.
-    func runsSystemInstallation(executable: String, script: String?, processRoot: String, processExecutable: String)
-        -> Bool
-    {
-        guard let name, !name.contains("/"), let apps = FileSystem.realPath(Self.systemApps + name),
-            let appPath = appPath.flatMap(FileSystem.realPath), appPath.hasPrefix(apps + "/"),
-            let runtimes = FileSystem.realPath(Self.systemRuntimes),
-            let runtimePath = runtimePath.flatMap(FileSystem.realPath), runtimePath.hasPrefix(runtimes + "/"),
+    func runsSystemInstallation(
+        executable: String, script: String?, processRoot: String, processExecutable: String,
+        installations: [String] = systemInstallations()
+    ) -> Bool {
+        func inInstallation(_ path: String, under folder: String) -> Bool {
+            installations.contains { FileSystem.realPath($0 + folder).map { path.hasPrefix($0 + "/") } ?? false }
+        }
+        guard let name, !name.contains("/"), let appPath = appPath.flatMap(FileSystem.realPath),
+            inInstallation(appPath, under: "/app/" + name),
+            let runtimePath = runtimePath.flatMap(FileSystem.realPath), inInstallation(runtimePath, under: "/runtime"),
             FileSystem.sameFile(FileSystem.status("/app", inRoot: processRoot), FileSystem.status(appPath)),
             FileSystem.sameFile(FileSystem.status("/usr", inRoot: processRoot), FileSystem.status(runtimePath)),
             let running = FileSystem.status(processExecutable)

@@ -133,6 +133,23 @@ enum FileSystem {
         return String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 
+    /// Whether no one but root can change what `path` names: it (after links) and every folder above it belong to
+    /// root, and none is writable by group or others, but for a folder above with the sticky bit (`/tmp`), in which
+    /// no one may rename or remove root's entries.
+    static func isRootsAlone(_ path: String) -> Bool {
+        guard let real = realPath(path), let target = status(real), target.st_uid == 0, target.st_mode & 0o022 == 0
+        else { return false }
+        var folder = real
+        while folder != "/" {
+            folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)])
+            if folder.isEmpty { folder = "/" }
+            guard let above = status(folder), above.st_uid == 0,
+                above.st_mode & 0o022 == 0 || above.st_mode & S_ISVTX != 0
+            else { return false }
+        }
+        return true
+    }
+
     /// Whether a directory entry exists at `path`.
     static func isDirectory(_ path: String) -> Bool {
         guard let result = status(path) else { return false }
