@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 
@@ -33,8 +34,9 @@ final class FocusTestProcesses: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
         var outputPipe: [Int32] = [-1, -1]
         if captureOutput {
-            guard pipe(&outputPipe) == 0 else { throw POSIXError(.EMFILE) }
-            for end in outputPipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            // Close-on-exec from the start: a child another test spawns meanwhile must not hold the write end (the
+            // reader would wait for that child's end, not this one's).
+            guard clinux_pipe_cloexec(&outputPipe) == 0 else { throw POSIXError(.EMFILE) }
             posix_spawn_file_actions_adddup2(&fileActions, outputPipe[1], 1)
         } else {
             posix_spawn_file_actions_addopen(&fileActions, 1, "/dev/null", O_WRONLY, 0)
@@ -71,27 +73,36 @@ final class FocusTestProcesses: @unchecked Sendable {
         environment["USER"] = user.name
         return try start(
             "/usr/bin/setpriv",
-            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", "/usr/bin/env", "-C", "/", executable]
+            [
+                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", "/usr/bin/env", "-C", "/",
+                executable,
+            ]
                 + arguments,
             environment: environment, log: log)
     }
 
-    /// Runs a short command to completion and returns its status and standard output.
+    /// Runs a short command to completion and returns its status and standard output. Not through Foundation's
+    /// `Process`: its pipe's ends are inherited by whatever another test spawns meanwhile (a `dbus-daemon` that
+    /// lives on), and reading to the end then waits for that process instead of this command.
     func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
         -> (status: Int32, output: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/local/bin:/usr/bin:/bin"]) { own, _ in own }
-        let pipe = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let child = try start(executable, arguments, environment: environment, captureOutput: true)
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while let descriptor = child.output {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            output += chunk[..<count]
+        }
+        if let descriptor = child.output { close(descriptor) }
+        // Reaped here, so no longer one of the children `stopAll` stops.
+        lock.withLock { children.removeAll { $0.pid == child.pid } }
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) < 0, errno == EINTR {}
+        let exited = status & 0x7f == 0
+        return (exited ? (status >> 8) & 0xff : 128 + status & 0x7f, String(decoding: output, as: UTF8.self))
     }
 
     /// Makes a temporary directory removed by `stopAll()`.

@@ -43,6 +43,21 @@ struct ExtensionRunnerTests {
         #expect(logged.first { $0.message.hasPrefix("args:") }?.level == .info)
     }
 
+    @Test("no descriptor of the daemon's reaches an extension, not even one opened without close-on-exec")
+    func onlyStandardStreamsAreInherited() async throws {
+        let directory = try ScratchDirectory()
+        // What a library of the daemon's might leave open to be inherited: a file opened without O_CLOEXEC.
+        let leaked = open("/dev/null", O_RDONLY)
+        try #require(leaked > 2)
+        defer { close(leaked) }
+        let script = try writeScript(directory, "monitor", "for f in /proc/$$/fd/*; do echo \"${f##*/}\"; done")
+        let outcome = await runner().0.run(executable: script, callback: .intervalDidStart, activity: "daily")
+        #expect(outcome.termination == .exited(0))
+        let open = Set(outcome.output.map(\.text))
+        #expect(open.isSuperset(of: ["0", "1", "2"]))
+        #expect(!open.contains("\(leaked)"), "inherited: \(open.sorted())")
+    }
+
     @Test("an interval callback has no --event and no SCREENTIME_EVENT; the exit status is reported")
     func intervalCallback() async throws {
         let directory = try ScratchDirectory()

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import Logging
@@ -74,7 +75,10 @@ struct JournalLogHandlerTests {
 
     @Test("standard-error lines carry level, label, message and sorted key=value metadata")
     func stderrFormat() throws {
-        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        // Close-on-exec from the start: a child another test spawns meanwhile must not hold the write end open.
+        var ends: [Int32] = [-1, -1]
+        try #require(clinux_pipe_cloexec(&ends) == 0)
+        let (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
         defer {
             try? readEnd.close()
             try? writeEnd.close()

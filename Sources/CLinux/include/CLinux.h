@@ -18,6 +18,10 @@ int clinux_pidfd_send_signal(int pidfd, int sig, unsigned int flags);
    read (another user's process, unless the caller owns its namespace). */
 long long clinux_user_namespace_owner(const char *ns_path, unsigned long long own_dev, unsigned long long own_ino);
 
+/* pipe2(2) with O_CLOEXEC (a GNU extension Swift's Glibc module does not declare): both ends close on exec from the
+   start, so no child spawned meanwhile by another thread holds them. Returns 0 or -1 with errno set. */
+int clinux_pipe_cloexec(int fds[2]);
+
 /* The calling thread's errno, readable after a -1 return. */
 int clinux_errno(void);
 

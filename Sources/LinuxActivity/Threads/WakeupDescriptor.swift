@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SystemPackage
 
@@ -13,17 +14,13 @@ public final class WakeupDescriptor: Sendable {
 
     /// Creates the pipe.
     ///
-    /// The corresponding C functions are `pipe` and `fcntl(F_SETFL, O_NONBLOCK)`.
+    /// The corresponding C functions are `pipe2(O_CLOEXEC)` and `fcntl(F_SETFL, O_NONBLOCK)`.
     public init() throws(Errno) {
-        let ends: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
-        do { ends = try FileDescriptor.pipe() } catch { throw (error as? Errno) ?? .ioError }
-        for end in [ends.readEnd, ends.writeEnd] {
-            let flags = fcntl(end.rawValue, F_GETFL)
-            _ = fcntl(end.rawValue, F_SETFL, flags | O_NONBLOCK)
-            _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC)
-        }
-        fileDescriptor = ends.readEnd
-        writeEnd = ends.writeEnd
+        var ends: [Int32] = [-1, -1]
+        guard clinux_pipe_cloexec(&ends) == 0 else { throw Errno(rawValue: errno) }
+        for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+        fileDescriptor = FileDescriptor(rawValue: ends[0])
+        writeEnd = FileDescriptor(rawValue: ends[1])
     }
 
     deinit {

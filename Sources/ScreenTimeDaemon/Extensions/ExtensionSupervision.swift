@@ -156,13 +156,13 @@ struct ExtensionSupervision: Sendable {
         return .success((pid, output.0, errors.0))
     }
 
-    /// A pipe whose ends are close-on-exec and whose read end does not block.
+    /// A pipe whose ends are close-on-exec from the start (no child another thread starts meanwhile holds them) and
+    /// whose read end does not block.
     ///
-    /// The C functions are `pipe(2)` and `fcntl(2)`.
+    /// The C functions are `pipe2(2)` with `O_CLOEXEC` and `fcntl(2)`.
     private static func pipe() throws(Errno) -> (FileDescriptor, FileDescriptor) {
         var ends: [Int32] = [-1, -1]
-        guard Glibc.pipe(&ends) == 0 else { throw Errno(rawValue: errno) }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        guard clinux_pipe_cloexec(&ends) == 0 else { throw Errno(rawValue: errno) }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
     }
