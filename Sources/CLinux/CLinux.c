@@ -22,6 +22,10 @@ int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_p
 
 int clinux_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
+int clinux_spawn_actions_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
 

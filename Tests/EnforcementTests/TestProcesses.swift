@@ -28,7 +28,12 @@ final class TestProcesses {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let result = posix_spawn(&pid, argv[0], nil, &attributes, &arguments, environ)
+        // Nothing else of this process's: a child that lives on must not hold a file another test wrote.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        clinux_spawn_actions_close_from(&actions, 3)
+        let result = posix_spawn(&pid, argv[0], &actions, &attributes, &arguments, environ)
         guard result == 0 else { throw Errno(rawValue: result) }
         return try remember(ProcessID(pid))
     }

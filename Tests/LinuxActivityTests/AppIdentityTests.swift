@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import ScreenTimeModel
@@ -13,7 +14,12 @@ import Testing
         var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         var environ: [UnsafeMutablePointer<CChar>?] = (environment + ["PATH=/usr/bin:/bin"]).map { strdup($0) } + [nil]
         defer { for pointer in arguments + environ { free(pointer) } }
-        guard posix_spawn(&pid, argv[0], nil, nil, &arguments, &environ) == 0 else {
+        // Nothing else of this process's: a child that lives on must not hold a file another test wrote.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        clinux_spawn_actions_close_from(&actions, 3)
+        guard posix_spawn(&pid, argv[0], &actions, nil, &arguments, &environ) == 0 else {
             throw TestError("cannot start \(argv[0])")
         }
         return pid

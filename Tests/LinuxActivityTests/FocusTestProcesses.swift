@@ -49,6 +49,9 @@ final class FocusTestProcesses: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // Nothing else of this process's: a test child that lives on must not hold a file another test wrote (its
+        // program is then "busy", ETXTBSY) or a pipe another test reads to its end.
+        clinux_spawn_actions_close_from(&fileActions, 3)
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
         if captureOutput { close(outputPipe[1]) }
@@ -130,6 +133,24 @@ final class FocusTestProcesses: @unchecked Sendable {
         print("focus test harness: pid \(child.pid) ignored SIGTERM for \(grace), killing it")
         kill(child.pid, SIGKILL)
         waitpid(child.pid, &status, 0)
+    }
+
+    /// How the child ended ("exit status N", "signal N"), reaping it, or nil while it runs. A child ended so is no
+    /// longer one of those `stopAll` stops.
+    func exitStatus(_ child: FocusTestChild) -> String? {
+        var status: Int32 = 0
+        guard waitpid(child.pid, &status, WNOHANG) == child.pid else { return nil }
+        lock.withLock { children.removeAll { $0.pid == child.pid } }
+        return status & 0x7f == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
+    }
+
+    /// What became of the child, for a failure's message: how it ended (reaping it), or its state now
+    /// (`/proc/PID/stat`: R, S, T for stopped…).
+    func describe(_ child: FocusTestChild) -> String {
+        if let ended = exitStatus(child) { return "ended (\(ended))" }
+        let stat = (try? String(contentsOfFile: "/proc/\(child.pid)/stat", encoding: .utf8)) ?? ""
+        let state = stat.lastIndex(of: ")").map { stat[stat.index($0, offsetBy: 2)...].prefix(1) } ?? "?"
+        return "runs, state \(state)"
     }
 
     /// Whether the child is still running (not yet exited); reaps it if it has exited.

@@ -10,6 +10,9 @@ struct FocusTestXServer {
     var authorityFile: String?
     /// Environment for X clients (`DISPLAY`, and `XAUTHORITY` when a cookie is required).
     var environment: [String: String]
+    /// The X server and the window manager, for a failure's message.
+    var xvfb: FocusTestChild
+    var windowManager: FocusTestChild?
 
     /// Starts Xvfb, and openbox unless `windowManager` is false; waits until openbox manages the root window.
     static func start(in processes: FocusTestProcesses, requireCookie: Bool = false, windowManager: Bool = true)
@@ -41,34 +44,55 @@ struct FocusTestXServer {
             _ = try processes.run("/usr/bin/xauth", ["-f", authorityFile!, "add", display, ".", cookie])
             environment["XAUTHORITY"] = authorityFile
         }
-        let server = FocusTestXServer(display: display, authorityFile: authorityFile, environment: environment)
+        var server = FocusTestXServer(
+            display: display, authorityFile: authorityFile, environment: environment, xvfb: xvfb)
         if windowManager {
-            try processes.start(
+            let log = directory + "/openbox.log"
+            server.windowManager = try processes.start(
                 "/usr/bin/openbox", ["--sm-disable"],
-                environment: environment.merging(
-                    ["HOME": directory]) { own, _ in own })
+                environment: environment.merging(["HOME": directory]) { own, _ in own }, log: log)
+            var asked: (status: Int32, output: String)?
             let managed = FocusTestEnvironment.waitUntil(timeout: .seconds(60)) {
-                (try? processes.run("/usr/bin/xprop", ["-root", "_NET_SUPPORTED"], environment: environment))?
-                    .output.contains("_NET_ACTIVE_WINDOW") == true
+                asked = try? processes.run("/usr/bin/xprop", ["-root", "_NET_SUPPORTED"], environment: environment)
+                return asked?.output.contains("_NET_ACTIVE_WINDOW") == true
             }
-            guard managed != nil else { throw POSIXError(.ETIMEDOUT) }
+            guard managed != nil else {
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw TestError(
+                    "openbox did not manage \(display) within 60 s: \(server.states(processes)); xprop "
+                        + "\(asked.map { "exited \($0.status)" } ?? "did not run"); openbox said: \(said)")
+            }
         }
         return server
+    }
+
+    /// The X server's and the window manager's states, for a failure's message.
+    func states(_ processes: FocusTestProcesses) -> String {
+        "Xvfb \(processes.describe(xvfb)), openbox \(windowManager.map(processes.describe) ?? "not started")"
     }
 
     /// Starts an X client and returns it once its window is mapped; `windowClass` is how xdotool finds it.
     func startClient(
         _ executable: String, _ arguments: [String], windowClass: String, in processes: FocusTestProcesses
     ) throws -> (process: FocusTestChild, window: String) {
-        let process = try processes.start(executable, arguments, environment: environment)
+        let log = try processes.temporaryDirectory("stfocus-client") + "/stderr"
+        let process = try processes.start(executable, arguments, environment: environment, log: log)
         var window = ""
-        let found = FocusTestEnvironment.waitUntil(timeout: .seconds(60)) {
+        var ended: String?
+        _ = FocusTestEnvironment.waitUntil(timeout: .seconds(60)) {
             let search = try? processes.run(
                 "/usr/bin/xdotool", ["search", "--onlyvisible", "--class", windowClass], environment: environment)
             window = search?.output.split(separator: "\n").first.map(String.init) ?? ""
-            return !window.isEmpty
+            ended = window.isEmpty ? processes.exitStatus(process) : nil
+            return !window.isEmpty || ended != nil
         }
-        guard found != nil else { throw POSIXError(.ETIMEDOUT) }
+        guard !window.isEmpty else {
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let client = ended.map { "ended (\($0))" } ?? processes.describe(process)
+            throw TestError(
+                "no window of class \(windowClass) within 60 s: \(executable) \(client), \(states(processes)); "
+                    + "it said: \(said)")
+        }
         return (process, window)
     }
 

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import ScreenTimeModel
@@ -24,7 +25,11 @@ import Testing
         let words: [String] = ["/bin/sh", "-c", script]
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        try #require(posix_spawn(&shell, "/bin/sh", nil, nil, &argv, nil) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        clinux_spawn_actions_close_from(&actions, 3)
+        try #require(posix_spawn(&shell, "/bin/sh", &actions, nil, &argv, nil) == 0)
         var status: Int32 = 0
         waitpid(shell, &status, 0)
         let pids = try ["first", "second"].map { name in

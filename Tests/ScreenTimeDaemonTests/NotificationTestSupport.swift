@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import LinuxActivity
@@ -35,7 +36,11 @@ struct TestChild {
         var pid: pid_t = 0
         let envp = environment.map { $0.map { strdup($0) } + [nil] }
         defer { envp?.forEach { free($0) } }
-        let result = envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+        // Nothing else of this process's: a child that lives on (a dbus-daemon) must not hold a file another test
+        // wrote (its program is then "busy", ETXTBSY) or a pipe another test reads to its end.
+        clinux_spawn_actions_close_from(&actions, 3)
+        let result =
+            envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
             ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         self.pid = pid
@@ -128,7 +133,9 @@ final class TestNotificationServer: Sendable {
                 return (try? message.reply([.array(elementSignature: "s", [.string("actions"), .string("body")])]))
                     != nil
             case "GetServerInformation":
-                let values: [BusValue] = [.string("test-server"), .string("screentime"), .string("1.0"), .string("1.2")]
+                let values: [BusValue] = [
+                    .string("test-server"), .string("screentime"), .string("1.0"), .string("1.2"),
+                ]
                 return (try? message.reply(values)) != nil
             default:
                 return false

@@ -1,6 +1,7 @@
 #ifndef CLINUX_H
 #define CLINUX_H
 #include <signal.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 /* Raw system calls Swift cannot reach: syscall(2) is variadic and glibc 2.36's wrappers are absent on Debian 12. */
@@ -21,6 +22,11 @@ long long clinux_user_namespace_owner(const char *ns_path, unsigned long long ow
 /* pipe2(2) with O_CLOEXEC (a GNU extension Swift's Glibc module does not declare): both ends close on exec from the
    start, so no child spawned meanwhile by another thread holds them. Returns 0 or -1 with errno set. */
 int clinux_pipe_cloexec(int fds[2]);
+
+/* posix_spawn_file_actions_addclosefrom_np(3) (glibc >= 2.34, not declared to Swift): the child closes every
+   descriptor from `from` on before it runs the program. Add it last, after the actions that set up 0, 1 and 2.
+   Returns 0 or an error number. */
+int clinux_spawn_actions_close_from(posix_spawn_file_actions_t *actions, int from);
 
 /* The calling thread's errno, readable after a -1 return. */
 int clinux_errno(void);
