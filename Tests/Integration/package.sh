@@ -234,14 +234,23 @@ as_child env GAME_MODE=busy bwrap --ro-bind "$FLAT_APP" /app --ro-bind "$FLAT_RU
     --ro-bind "$WORK/flatkart-info" /.flatpak-info /app/bin/flatkart >/dev/null 2>&1 &
 wait_for 5 sh -c "[ -n \"\$($SANDBOX run $NAME -- pgrep -u sbuser1 -x flatkart)\" ]" || true
 FLATKART=$(inside pgrep -u sbuser1 -x flatkart | head -1)
-flatkart_guarded() {
-    inside sh -c "sed -n 's/^0:://p' /proc/${FLATKART:-0}/cgroup" |
-        grep -q '^/user.slice/user-2001.slice/app-screentime-org.example.FlatKart-.*\.scope$'
+# guarded_as PID APP: whether the process is in a root-owned shield scope of APP in the child's slice.
+guarded_as() {
+    inside sh -c "sed -n 's/^0:://p' /proc/${1:-0}/cgroup" |
+        grep -q "^/user.slice/user-2001.slice/app-screentime-$2-.*\.scope$"
 }
-check "a genuine system flatpak named in the limit is held as its app" wait_for 5 flatkart_guarded
-BEFORE=$(inside awk '{print $14 + $15}' "/proc/${FLATKART:-0}/stat"); sleep 1
-AFTER=$(inside awk '{print $14 + $15}' "/proc/${FLATKART:-0}/stat")
-check "and frozen (<= 1 tick in 1 s)" test $((AFTER - BEFORE)) -le 1
+# scope_frozen PID: whether the process's cgroup is frozen (the move into a shield scope comes before its freeze).
+scope_frozen() { inside grep -qx 'frozen 1' "/sys/fs/cgroup$(inside sh -c "sed -n 's/^0:://p' /proc/${1:-0}/cgroup")/cgroup.events"; }
+# ticks_in_1s PID: clock ticks (1/100 s) of CPU the process gets in 1 s.
+ticks_in_1s() {
+    local before; before=$(inside awk '{print $14 + $15}' "/proc/${1:-0}/stat"); sleep 1
+    echo $(($(inside awk '{print $14 + $15}' "/proc/${1:-0}/stat") - before))
+}
+check "a genuine system flatpak named in the limit is held as its app" \
+    wait_for 5 guarded_as "${FLATKART:-0}" org.example.FlatKart
+check "its scope is frozen" wait_for 3 scope_frozen "${FLATKART:-0}"
+N=$(ticks_in_1s "${FLATKART:-0}"); echo "system flatpak, held: $N ticks in 1 s"
+check "and gets <= 1 tick in 1 s" test "$N" -le 1
 FLAT_BWRAP=$(inside ps -o ppid= -p "${FLATKART:-0}" | tr -d ' ')
 inside kill -9 "${FLATKART:-0}" "${FLAT_BWRAP:-0}" 2>/dev/null || true
 # A game the child runs in a rootless container of theirs (a user namespace made with their subordinate ids, as
@@ -252,14 +261,11 @@ contained() { inside sh -c 'for p in $(pgrep -x supertuxkart); do [ "$(stat -c %
 wait_for 5 sh -c "[ -n \"\$($(declare -f inside contained); SANDBOX=$SANDBOX NAME=$NAME; contained)\" ]" || true
 CONTAINED=$(contained)
 check "a game runs in the child's rootless container ($CONTAINED)" test -n "$CONTAINED"
-contained_guarded() {
-    inside sh -c "sed -n 's/^0:://p' /proc/${CONTAINED:-0}/cgroup" |
-        grep -q '^/user.slice/user-2001.slice/app-screentime-supertuxkart-.*\.scope$'
-}
-check "a game in the child's rootless container is moved into a shield scope of their slice" wait_for 5 contained_guarded
-BEFORE=$(inside awk '{print $14 + $15}' "/proc/${CONTAINED:-0}/stat"); sleep 1
-AFTER=$(inside awk '{print $14 + $15}' "/proc/${CONTAINED:-0}/stat")
-check "and frozen (<= 1 tick in 1 s)" test $((AFTER - BEFORE)) -le 1
+check "a game in the child's rootless container is moved into a shield scope of their slice" \
+    wait_for 5 guarded_as "${CONTAINED:-0}" supertuxkart
+check "its scope is frozen" wait_for 3 scope_frozen "${CONTAINED:-0}"
+N=$(ticks_in_1s "${CONTAINED:-0}"); echo "game in a rootless container, held: $N ticks in 1 s"
+check "and gets <= 1 tick in 1 s" test "$N" -le 1
 [ -z "$CONTAINED" ] || inside kill -9 "$CONTAINED" 2>/dev/null || true
 
 # Asking for more time: the child asks, cannot answer their own request (polkit wants an administrator), nor lift the
