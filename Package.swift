@@ -71,7 +71,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "DeviceActivity",
-            dependencies: ["ScreenTimeModel", "ScreenTimeEngine", "FamilyControls", "ManagedSettings", "ScreenTimeBus"],
+            dependencies: [
+                "ScreenTimeModel", "ScreenTimeEngine", "FamilyControls", "ManagedSettings", "ScreenTimeBus", "CLinux",
+            ],
             swiftSettings: strict),
 
         // Composition root and executables.

@@ -1,7 +1,7 @@
+import CLinux
 import Foundation
 import Glibc
 import ScreenTimeBus
-import Synchronization
 
 /// A report an app shows: Apple's `DeviceActivityReport`, without SwiftUI. The app's report extension (declared
 /// in its desktop entry as `X-ScreenTime-Report=/path/to/program`, a `DeviceActivityReportExtension`) renders the
@@ -89,26 +89,73 @@ public struct DeviceActivityReportInvocation: Hashable, Sendable {
 /// Runs a report extension and collects its output.
 enum ReportProcess {
     /// Runs `executable` with `arguments` and this process's environment; returns its exit status (127 when it could
-    /// not start), standard output and standard error.
+    /// not start, 128 + N when signal N ended it), standard output and standard error.
+    ///
+    /// Through `posix_spawn(3)` and close-on-exec pipes rather than Foundation's `Process`: the extension gets
+    /// standard input, output and error alone, and a child the app starts on another thread meanwhile can't hold a
+    /// pipe open (the report would wait for that child's end).
     static func run(_ executable: String, _ arguments: [String]) -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do { try process.run() } catch { return (127, "", "\(error)") }
-        // Read both to their end before waiting, so a long report can't fill a pipe and stall.
-        let errorData = Mutex(Data())
-        let reader = Thread { errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData.withLock { $0 }, as: UTF8.self)
-        )
+        var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
+        guard clinux_pipe_cloexec(&output) == 0 else { return (127, "", "cannot create a pipe (errno \(errno))") }
+        guard clinux_pipe_cloexec(&errors) == 0 else {
+            output.forEach { close($0) }
+            return (127, "", "cannot create a pipe (errno \(errno))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        clinux_spawn_actions_close_from(&actions, 3)
+        // Default dispositions and an empty mask, whatever the app ignores or blocks.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        var none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        close(output[1])
+        close(errors[1])
+        defer {
+            close(output[0])
+            close(errors[0])
+        }
+        guard started == 0 else { return (127, "", "cannot run \(executable): \(String(cString: strerror(started)))") }
+        // Both read to their end together, so a long report can't fill a pipe and stall.
+        let (standardOutput, standardError) = readToEnd(output[0], errors[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
+        return (code, String(decoding: standardOutput, as: UTF8.self), String(decoding: standardError, as: UTF8.self))
+    }
+
+    /// Reads `first` and `second` until both reach their end.
+    private static func readToEnd(_ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
+        var read: [[UInt8]] = [[], []]
+        var open = [
+            pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0),
+        ]
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while open.contains(where: { $0.fd >= 0 }) {
+            guard poll(&open, nfds_t(open.count), -1) >= 0 || errno == EINTR else { break }
+            for index in open.indices where open[index].fd >= 0 && open[index].revents != 0 {
+                let count = Glibc.read(open[index].fd, &chunk, chunk.count)
+                if count > 0 {
+                    read[index] += chunk[..<count]
+                } else if count == 0 || errno != EINTR {
+                    open[index].fd = -1
+                }
+            }
+        }
+        return (read[0], read[1])
     }
 }
