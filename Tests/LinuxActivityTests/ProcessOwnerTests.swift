@@ -45,5 +45,21 @@ import Testing
         #expect(table.entries[ProcessID(getpid())]?.user == UserID(geteuid()))
         #expect(table.entries[ProcessID(getpid())]?.runsAsSubordinateID == false)
         #expect(ProcessOwner.user(ofProcessIn: "/proc/\(child.pid)", runningAs: UserID(subordinate)) == UserID(owner))
+        // What it runs is the owner's own program (root's /bin/sleep, seen through their container), not so the
+        // same file run by one of their processes outside it.
+        #expect(AppResolver(trustsUnitNames: false).runsUsersOwnProgram(entry))
+        var outside = entry
+        outside.runsAsSubordinateID = false
+        #expect(!AppResolver(trustsUnitNames: false).runsUsersOwnProgram(outside))
+        // Named as a system app's program (elsewhere on the system), it is known as theirs, never as that app.
+        let system = try #require(
+            DesktopEntry(id: "org.example.Sleep", parsing: "[Desktop Entry]\nName=Sleep\nExec=/opt/example/sleep\n"))
+        let index = DesktopEntryIndex(entries: [system])
+        #expect(
+            AppResolver(trustsUnitNames: false).resolve(entry, parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("~sleep"), source: .executable))
+        #expect(
+            AppResolver(trustsUnitNames: false).resolve(outside, parent: nil, desktopEntries: index)
+                == ResolvedApp(id: AppID("sleep"), source: .executable))
     }
 }

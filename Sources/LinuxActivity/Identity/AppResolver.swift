@@ -104,13 +104,16 @@ public struct AppResolver: Sendable {
     }
 
     /// Whether the file the process runs (`program(of:)`) is its user's own: a file they own, or one everyone may
-    /// write (a game downloaded or copied into their home).
+    /// write (a game downloaded or copied into their home), or any file their rootless container runs.
     public func runsUsersOwnProgram(_ entry: ProcessEntry) -> Bool {
         program(of: entry).map { isUsers($0, entry) } ?? false
     }
 
-    /// Whether `program` is the process's user's own: a file they own, or one everyone may write.
+    /// Whether `program` is the process's user's own: a file they own, or one everyone may write; or any, for a
+    /// process of their rootless container (under a subordinate id, its files are theirs to change through its
+    /// mapping, whichever of their ids owns them).
     private func isUsers(_ program: (path: String, isScript: Bool), _ entry: ProcessEntry) -> Bool {
+        if entry.runsAsSubordinateID { return true }
         guard let file = runningFile(program, entry) else { return false }
         return file.st_uid == entry.user.rawValue || file.st_mode & S_IWOTH != 0
     }

@@ -79,10 +79,10 @@ extension Daemon {
     /// or a program of their own (its file, or its script's, belongs to them: a game downloaded or copied into their
     /// home) — but not the system's programs known only by their file name, or by an entry hidden from menus, which
     /// is what the desktop's own processes are (X server, compositor, shell, D-Bus, audio, accessibility, the service
-    /// manager, this daemon and its agent). Everything the person's rootless containers run is theirs. A shield that
-    /// names an app holds it however it is known.
+    /// manager, this daemon and its agent); whatever the person's rootless containers run is a program of their own.
+    /// A shield that names an app holds it however it is known.
     static func isLaunchedApp(_ entry: ProcessEntry, label: AppLabel, catalog: AppCatalog) -> Bool {
-        if entry.app?.source == .flatpak || entry.runsAsSubordinateID { return true }
+        if entry.app?.source == .flatpak { return true }
         if let id = label.desktopEntryID, let desktopEntry = catalog.desktopEntries.entries[id] {
             return !desktopEntry.noDisplay
         }
