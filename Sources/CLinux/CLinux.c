@@ -26,6 +26,18 @@ int clinux_spawn_actions_close_from(posix_spawn_file_actions_t *actions, int fro
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
+int clinux_spawnattr_reset_signals(posix_spawnattr_t *attributes) {
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    short flags = 0;
+    int error = posix_spawnattr_setsigdefault(attributes, &all);
+    if (error == 0) error = posix_spawnattr_setsigmask(attributes, &none);
+    if (error == 0) error = posix_spawnattr_getflags(attributes, &flags);
+    if (error == 0) error = posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    return error;
+}
+
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
 

@@ -21,13 +21,7 @@ final class TestProcesses {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t()
-        var none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        clinux_spawnattr_reset_signals(&attributes)
         // Nothing else of this process's: a child that lives on must not hold a file another test wrote.
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -47,11 +47,7 @@ struct ExtensionRunnerTests {
     func onlyStandardStreamsAreInherited() async throws {
         let directory = try ScratchDirectory()
         // What a library of the daemon's might leave open to be inherited: a file opened without O_CLOEXEC.
-        // Above what the shell opens itself (the folder it lists comes as 3).
-        let opened = open("/dev/null", O_RDONLY)
-        let leaked = fcntl(opened, F_DUPFD, 100)
-        close(opened)
-        try #require(leaked >= 100)
+        let leaked = try openLeakedDescriptor()
         defer { close(leaked) }
         let script = try writeScript(directory, "monitor", "for f in /proc/$$/fd/*; do echo \"${f##*/}\"; done")
         let outcome = await runner().0.run(executable: script, callback: .intervalDidStart, activity: "daily")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Testing
 
 /// A swift-log handler that keeps every record, to assert what was logged.
 struct RecordingLogHandler: LogHandler {
@@ -37,4 +38,14 @@ func writeScript(_ directory: ScratchDirectory, _ name: String, _ body: String) 
     // A root daemon runs extensions as nobody, who must reach the script.
     chmod(directory.path, 0o755)
     return path
+}
+
+/// A descriptor left open without close-on-exec (as a library might leave one), numbered from 100 up, above what a
+/// shell opens itself (the folder it lists comes as 3): a child that inherits it shows it in `/proc/self/fd`.
+func openLeakedDescriptor() throws -> Int32 {
+    let opened = open("/dev/null", O_RDONLY)
+    let leaked = fcntl(opened, F_DUPFD, 100)
+    close(opened)
+    try #require(leaked >= 100)
+    return leaked
 }

@@ -23,11 +23,7 @@ struct ReportProcessTests {
     @Test("the extension gets standard input, output and error alone, not a descriptor the app left open")
     func onlyStandardStreamsAreInherited() throws {
         let directory = try ScratchDirectory()
-        // Above what the shell opens itself (the folder it lists comes as 3).
-        let opened = open("/dev/null", O_RDONLY)
-        let leaked = fcntl(opened, F_DUPFD, 100)
-        close(opened)
-        try #require(leaked >= 100)
+        let leaked = try openLeakedDescriptor()
         defer { close(leaked) }
         let script = try writeScript(directory, "report", "for f in /proc/$$/fd/*; do echo \"${f##*/}\"; done")
         let (status, output, _) = ReportProcess.run(script, [])

@@ -28,6 +28,11 @@ int clinux_pipe_cloexec(int fds[2]);
    Returns 0 or an error number. */
 int clinux_spawn_actions_close_from(posix_spawn_file_actions_t *actions, int from);
 
+/* Makes `attributes` start the child with every signal's default disposition and an empty mask, whatever the caller
+   ignores or blocks (POSIX_SPAWN_SETSIGDEF and POSIX_SPAWN_SETSIGMASK, added to the flags already set). Returns 0 or
+   an error number. */
+int clinux_spawnattr_reset_signals(posix_spawnattr_t *attributes);
+
 /* The calling thread's errno, readable after a -1 return. */
 int clinux_errno(void);
 
