@@ -2,6 +2,7 @@
 #include "CLinux.h"
 #include <errno.h>
 #include <linux/close_range.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <grp.h>
 #include <linux/openat2.h>
 #include <limits.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
@@ -37,9 +39,6 @@ int clinux_spawnattr_reset_signals(posix_spawnattr_t *attributes) {
     if (error == 0) error = posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     return error;
 }
-
-#include <linux/nsfs.h>
-#include <sys/ioctl.h>
 
 long long clinux_user_namespace_owner(const char *ns_path, unsigned long long own_dev, unsigned long long own_ino) {
     struct stat status;

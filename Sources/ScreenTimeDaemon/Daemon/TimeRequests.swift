@@ -78,9 +78,9 @@ struct TimeRequests {
         for key in ["\"id\"", "\"next_id\""] {
             var rest = Substring(text)
             while let found = rest.range(of: key) {
-                rest = rest[found.upperBound...].drop { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+                rest = rest[found.upperBound...].drop(while: \.isWhitespace)
                 guard rest.first == ":" else { continue }
-                rest = rest.dropFirst().drop { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+                rest = rest.dropFirst().drop(while: \.isWhitespace)
                 let digits = rest.prefix { $0.isASCII && $0.isNumber }
                 guard let id = UInt32(digits) else { continue }
                 largest = max(largest, key == "\"id\"" ? id : id &- 1)
