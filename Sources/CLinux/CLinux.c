@@ -336,6 +336,10 @@ done:;
 
 int clinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+int clinux_contains_bytes(const void *bytes, size_t length, const char *needle) {
+    return memmem(bytes, length, needle, strlen(needle)) != NULL;
+}
+
 int clinux_set_timer_slack(unsigned long nanoseconds) { return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0); }
 
 #include <link.h>

@@ -31,7 +31,8 @@ import Testing
     }
 
     @Test func noForegroundGroupIsMinusOne() throws {
-        let stat = try #require(ProcessStat(parsing: Array("9 (init) S 0 0 0 0 -1 4194560 1 0 0 0 1 2 0 0 20 0 1 0 5 1000 100".utf8)))
+        let stat = try #require(
+            ProcessStat(parsing: Array("9 (init) S 0 0 0 0 -1 4194560 1 0 0 0 1 2 0 0 20 0 1 0 5 1000 100".utf8)))
         #expect(stat.terminalForegroundGroup == -1)
         #expect(stat.terminal == 0)
     }
@@ -83,6 +84,20 @@ import Testing
         #expect(group.isInUserManager)
         #expect(group.sliceOwner == 1000)
         #expect(group.sessionScope == nil)
+    }
+
+    @Test func aFlatpakIsMentionedAnywhereInThePath() throws {
+        let scope = "/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-4242.scope"
+        #expect(try #require(ControlGroup(parsing: "0::\(scope)\n")).mentionsFlatpak)
+        #expect(
+            ControlGroup(path: "/user.slice/user-1000.slice/user@1000.service/flatpak-session-helper.service")
+                .mentionsFlatpak)
+        #expect(
+            !ControlGroup(path: "/user.slice/user-1000.slice/user@1000.service/app.slice/flat.scope").mentionsFlatpak)
+        #expect(!ControlGroup(path: "/user.slice/user-1000.slice/session-2.scope").mentionsFlatpak)
+        // A user manager's tree whatever its name ends with; not a name that merely holds `user@` further on.
+        #expect(ControlGroup(path: "/user.slice/user-1000.slice/user@1000.service").isInUserManager)
+        #expect(!ControlGroup(path: "/system.slice/mail-for-user@example.service").isInUserManager)
     }
 
     @Test func pathsMayContainColons() throws {

@@ -94,6 +94,9 @@ long clinux_read_in_root(const char *root, const char *path, void *buffer, unsig
    compare both ways). */
 void clinux_set_in_root_walks_only(int walks_only);
 
+/* Whether the NUL-terminated `needle` occurs in the `length` bytes at `bytes`: memmem(3), which the Glibc module leaves
+   out. */
+int clinux_contains_bytes(const void *bytes, size_t length, const char *needle);
 /* Sets the calling thread's timer slack (prctl(2) PR_SET_TIMERSLACK): how late, in nanoseconds, the kernel may end its
    sleeps to wake it together with other timers; 0 sets the thread's default back. Returns 0 or -1 with errno set. */
 int clinux_set_timer_slack(unsigned long nanoseconds);

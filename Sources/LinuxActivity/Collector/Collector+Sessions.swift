@@ -92,12 +92,19 @@ extension Collector {
 
     /// The environment of a process of the session that talks to its display (`DISPLAY`, `WAYLAND_DISPLAY` or
     /// `SWAYSOCK` set): the session leader is often root's login manager, whose environment says nothing of it.
+    ///
+    /// A process's environment is the one it started with: one read without a display is not read again (while no
+    /// focus source can be made, this runs every few seconds, among the user's many processes).
     func graphicalEnvironment(of session: SessionInfo) -> [String: String] {
+        environmentsWithoutDisplay = environmentsWithoutDisplay.filter {
+            table.entries[$0.pid]?.stat.startTime == $0.startTime
+        }
         var tried = 0
         for entry in table.entries.values where entry.user == session.user && tried < 64 {
             guard let group = entry.controlGroup,
                 group.sessionScope == session.id.rawValue
-                    || (group.isInUserManager && group.sliceOwner == session.user.rawValue)
+                    || (group.isInUserManager && group.sliceOwner == session.user.rawValue),
+                !environmentsWithoutDisplay.contains(entry.identity)
             else { continue }
             tried += 1
             guard let environment = ProcessEnvironment.read(pid: entry.pid, procRoot: configuration.procRoot) else {
@@ -107,6 +114,7 @@ extension Collector {
             {
                 return environment
             }
+            environmentsWithoutDisplay.insert(entry.identity)
         }
         return [:]
     }

@@ -51,6 +51,8 @@ public final class Collector {
     let desktopEntryWatch = DesktopEntryWatch()
     var focusSources: [SessionID: any FocusSource] = [:]
     var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
+    /// The processes whose environment names no display (`graphicalEnvironment(of:)`).
+    var environmentsWithoutDisplay: Set<ProcessIdentity> = []
     var terminalReaders: [UInt32: ProcessID] = [:]
     /// Each terminal's last foreground app and what it was derived from: the `stat` of the group's leader, read
     /// through the terminal, the process table's `changeCount` and `eventGaps`, and the catalog. While all four are

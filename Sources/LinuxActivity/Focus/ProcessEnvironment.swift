@@ -1,4 +1,3 @@
-import FoundationEssentials
 import ScreenTimeModel
 
 /// The environment a process started with, read from `/proc/PID/environ`.
@@ -10,10 +9,7 @@ public enum ProcessEnvironment {
     /// The variables of `pid`'s initial environment; nil when the process is gone or unreadable (another user's
     /// process read by a non-root daemon). `procRoot` lets tests point at a copy of `/proc`.
     public static func read(pid: ProcessID, procRoot: String = "/proc") -> [String: String]? {
-        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid.rawValue)/environ") else {
-            return nil
-        }
-        return parse([UInt8](data))
+        FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/environ").map(parse)
     }
 
     /// Parses NUL-separated `KEY=value` pairs; the first definition of a key wins, as in `getenv(3)`.

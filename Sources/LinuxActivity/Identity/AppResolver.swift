@@ -42,7 +42,7 @@ public struct AppResolver: Sendable {
         }
         // Inside a flatpak sandbox the executable lives under /app or /usr of the runtime; only then is
         // /.flatpak-info worth a look (flatpak normally names its scope too, caught above).
-        if entry.executable?.hasPrefix("/app/") ?? true || entry.controlGroup?.path.contains("flatpak") == true,
+        if entry.executable?.hasPrefix("/app/") ?? true || entry.controlGroup?.mentionsFlatpak == true,
             let id = flatpakApplication(of: entry)
         {
             return ResolvedApp(id: id, source: .flatpak)

@@ -1,3 +1,4 @@
+import CLinux
 import ScreenTimeModel
 
 /// A process's place in the cgroup tree, from `/proc/PID/cgroup`.
@@ -12,6 +13,10 @@ public struct ControlGroup: Hashable, Sendable {
     /// Whether the cgroup holds the user's apps: it lies in a user manager's `app.slice`, where desktops start apps,
     /// or it is a scope the guardian daemon moved a shielded app into (`user-UID.slice/app-screentime-….scope`).
     public let isInAppSlice: Bool
+    /// Whether the cgroup lies inside a user manager's tree (`user@UID.service`).
+    public let isInUserManager: Bool
+    /// Whether the path mentions flatpak anywhere (flatpak names its apps' scopes `app-flatpak-ID-N.scope`).
+    public let mentionsFlatpak: Bool
 
     /// What the name of every scope the daemon has a service manager make for a shielded process begins with
     /// (`app-screentime-APP-PID.scope`).
@@ -44,12 +49,14 @@ public struct ControlGroup: Hashable, Sendable {
         var sessionScope: String?
         var sliceOwner: UInt32?
         var isInAppSlice = false
+        var isInUserManager = false
         for component in path.utf8.split(separator: UInt8(ascii: "/")) {
             let text = Substring(component)
             if text.hasPrefix("session-"), text.hasSuffix(".scope") {
                 sessionScope = String(text.dropFirst(8).dropLast(6))
-            } else if text.hasPrefix("user@"), text.hasSuffix(".service") {
-                sliceOwner = UInt32(text.dropFirst(5).dropLast(8)) ?? sliceOwner
+            } else if text.hasPrefix("user@") {
+                isInUserManager = true
+                if text.hasSuffix(".service") { sliceOwner = UInt32(text.dropFirst(5).dropLast(8)) ?? sliceOwner }
             } else if sliceOwner == nil, text.hasPrefix("user-"), text.hasSuffix(".slice") {
                 sliceOwner = UInt32(text.dropFirst(5).dropLast(6))
             } else if text == "app.slice" || (text.hasPrefix(Self.shieldScopePrefix) && text.hasSuffix(".scope")) {
@@ -59,6 +66,13 @@ public struct ControlGroup: Hashable, Sendable {
         self.sessionScope = sessionScope
         self.sliceOwner = sliceOwner
         self.isInAppSlice = isInAppSlice
+        self.isInUserManager = isInUserManager
+        // A byte search: `String.contains` compares Unicode characters, and this runs for every new process.
+        self.mentionsFlatpak =
+            path.utf8.withContiguousStorageIfAvailable {
+                clinux_contains_bytes($0.baseAddress, $0.count, "flatpak") != 0
+            }
+            ?? path.contains("flatpak")
     }
 
     /// Parses `/proc/PID/cgroup`. Lines are `ID:CONTROLLERS:PATH`; PATH itself may contain `:`. The v2 line
@@ -86,7 +100,4 @@ public struct ControlGroup: Hashable, Sendable {
         guard let legacy else { return nil }
         self.init(path: String(decoding: legacy, as: UTF8.self))
     }
-
-    /// Whether the cgroup lies inside a user manager's tree (`user@UID.service`).
-    public var isInUserManager: Bool { path.contains("/user@") }
 }

@@ -83,7 +83,9 @@ public final class EngineLoop: Service, @unchecked Sendable {
             logger.info("the engine loop runs at normal priority", metadata: ["error": "\(error)"])
         }
         var lastStatus: Status?
-        let feedsWatchdog = systemd.watchdogInterval() != nil
+        // systemd is told the loop is alive four times per `WatchdogSec=`, not at every tick: a message to its socket
+        // and a wake-up of the manager each time.
+        let watchdogInterval = systemd.watchdogInterval().map { $0.nanoseconds / 4 }
         // The loop's times in nanoseconds of CLOCK_MONOTONIC: integer arithmetic, no Duration's 128-bit one per pass.
         let interval = daemon.settings.tickInterval.nanoseconds
         let tickSlack = interval / Int64(Self.tickSlackDivisor)
@@ -93,6 +95,7 @@ public final class EngineLoop: Service, @unchecked Sendable {
         var ready = false
         let recheckInterval = Self.recheckInterval.nanoseconds
         var nextRecheck = nextTick
+        var nextWatchdog = nextTick
         // Start-up, reloads and rare events touch much that ticks don't (Foundation's and ICU's set-up, the policy
         // parser, the migrations, a first shield): given back some ticks after a start or a reload, then every few
         // minutes, so that what stays resident is what the daemon uses now.
@@ -125,7 +128,10 @@ public final class EngineLoop: Service, @unchecked Sendable {
                     let since = Clocks.sinceProcessStart().nanoseconds / 1_000_000
                     logger.notice("ready \(since) ms after exec: first tick done, shields applied")
                 }
-                if feedsWatchdog { _ = try? systemd.watchdog() }
+                if let watchdogInterval, monotonic >= nextWatchdog {
+                    _ = try? systemd.watchdog()
+                    nextWatchdog.nanoseconds = monotonic.nanoseconds + watchdogInterval
+                }
                 let status = Status(
                     limits: daemon.plan.limitCount, downtimes: daemon.plan.downtimes.count,
                     shieldedUsers: daemon.shieldedUsers)
