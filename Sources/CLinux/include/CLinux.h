@@ -103,7 +103,8 @@ int clinux_set_timer_slack(unsigned long nanoseconds);
 /* Gives back the memory that start-up touched and the work since doesn't use: the process's mappings of its
    executable's and libraries' never-writable pages (code, read-only data: PT_LOAD segments without PF_W, as
    dl_iterate_phdr(3) lists them) are dropped with madvise(MADV_DONTNEED), their writable segments are offered to
-   reclaim (MADV_PAGEOUT: clean pages go, written ones stay), and malloc(3)'s free memory is returned (malloc_trim).
+   reclaim (MADV_PAGEOUT: clean pages go, written ones stay; the kernel does so only for a process that may write the
+   file, such as root), and malloc(3)'s free memory is returned (malloc_trim).
    Nothing is lost: a page touched again is mapped again from the file. Returns the
    bytes of mappings advised. */
 long long clinux_release_unused_pages(void);
