@@ -22,7 +22,8 @@ scripts/build-release.sh --scratch-path .build-release --product screentimed -Xl
 BIN=$ROOT/.build-release/release
 . scripts/deployed-scenario.sh
 deployed_scenario_up stprofile
-trap '"$SANDBOX" down "$NAME" >/dev/null 2>&1 || true; rm -rf "$WORK" "$map"' EXIT
+profile=$(mktemp)
+trap '"$SANDBOX" down "$NAME" >/dev/null 2>&1 || true; rm -rf "$WORK" "$map" "$profile" "$profile".*' EXIT
 cc -shared -fPIC -O2 -o "$WORK/pidfd.so" scripts/valgrind-pidfd.c -ldl
 # Valgrind 3.19 cannot read DWARF 5 debug information; the symbol table is all it needs.
 objcopy --strip-debug "$(readlink -f "$BIN/screentimed")" "$WORK/screentimed"
@@ -48,7 +49,6 @@ as_user callgrind_control -i on >/dev/null
 sleep "${PROFILE_SECONDS:-180}"
 as_user callgrind_control -d >/dev/null
 sleep 2
-profile=$(mktemp)
 inside cat /home/sbuser1/callgrind.out.1 > "$profile"
 deployed_scenario_stop
 
@@ -88,4 +88,3 @@ awk '
 } > scripts/hot-code.order
 echo "profile-hot-code: $(wc -l < scripts/hot-code.order) functions in scripts/hot-code.order," \
     "$(grep -cxF -f "$profile.large" scripts/hot-code.order || true) of them placed last (in large sections)" >&2
-rm -f "$profile" "$profile.functions" "$profile.large"
