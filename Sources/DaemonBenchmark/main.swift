@@ -1,6 +1,6 @@
 // Daemon benchmark (root): the daemon in this process, as `screentimed --system` would run, with 1,000 extra
-// processes and a policy of 20 limits. A busy "game" runs as user nobody on a pseudo-terminal (its own session to
-// the collector); one limit gives it 3 s. Prints:
+// processes and a policy of 20 limits. A busy "game" runs as a regular user ($BENCH_GAME_USER) on a pseudo-terminal
+// (its own session to the collector); one limit gives it 3 s. Prints:
 //   daemon.shield_latency_ms  from the instant its use reaches the limit to the game stopped (state T)
 //   daemon.exec_shield_ms     the slowest of five starts of the game while shielded, from the start to the stop: the
 //                             loop wakes on the kernel's process events while anything is shielded
@@ -33,9 +33,18 @@ func state(of pid: pid_t) -> Character? {
 }
 
 guard getuid() == 0 else {
-    print("daemon benchmark: needs root (a game run as nobody, signals); skipped")
+    print("daemon benchmark: needs root (a game run as another user, signals); skipped")
     exit(0)
 }
+// The game's user: a regular account, as a guardian's default policy covers (uid 1000 and above, never `nobody`),
+// named by $BENCH_GAME_USER (scripts/run-benchmarks.sh makes one).
+guard let gameUser = ProcessInfo.processInfo.environment["BENCH_GAME_USER"], let gameAccount = getpwnam(gameUser),
+    gameAccount.pointee.pw_uid >= 1000
+else {
+    print("daemon benchmark: $BENCH_GAME_USER must name a regular account (uid 1000 and above) to run the game as")
+    exit(2)
+}
+let gameIDs = ["--reuid=\(gameAccount.pointee.pw_uid)", "--regid=\(gameAccount.pointee.pw_gid)", "--clear-groups"]
 let seconds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 60
 // In /run, root's: a guardian daemon refuses a policy in a folder others may write (such as /tmp).
 let directory = "/run/screentime-bench-\(getpid())"
@@ -49,11 +58,11 @@ try policy.write(toFile: directory + "/policy.toml", atomically: true, encoding:
 
 var children: [pid_t] = []
 for _ in 0..<1000 { children.append(spawn(["/bin/sleep", "600"])) }
-// The game: nobody's shell script on a terminal of its own, so the collector sees a session with it in front.
-let game = spawn([
-    "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/script", "-qfc",
-    "exec /bin/sh \(directory)/benchgame.sh", "/dev/null",
-])
+// The game: the user's shell script on a terminal of its own, so the collector sees a session with it in front.
+let game = spawn(
+    ["/usr/bin/setpriv"] + gameIDs + [
+        "--", "/usr/bin/script", "-qfc", "exec /bin/sh \(directory)/benchgame.sh", "/dev/null",
+    ])
 children.append(game)
 defer {
     for pid in children { kill(pid, SIGKILL) }
@@ -67,7 +76,9 @@ settings.databasePath = directory + "/usage.sqlite"
 settings.enforcementStatePath = directory + "/enforcement.json"
 settings.tokenKeyPath = directory + "/token.key"
 settings.users = nil
-if let tick = ProcessInfo.processInfo.environment["BENCH_TICK_MS"].flatMap(Int.init) { settings.tickInterval = .milliseconds(tick) }
+if let tick = ProcessInfo.processInfo.environment["BENCH_TICK_MS"].flatMap(Int.init) {
+    settings.tickInterval = .milliseconds(tick)
+}
 var logger = Logger(label: "screentimed")
 logger.logLevel = ProcessInfo.processInfo.environment["BENCH_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
 let daemon = try Daemon(settings: settings, notifier: nil, logger: logger)
@@ -97,7 +108,9 @@ while stoppedAt == nil, monotonic() - waitStart < .seconds(20) {
 }
 let reached = daemon.lastLimitReached
 if ProcessInfo.processInfo.environment["BENCH_LOG"] != nil {
-    print("game shell \(scriptShell), stopped at \(String(describing: stoppedAt)), limit reached at \(String(describing: reached))")
+    print(
+        "game shell \(scriptShell), stopped at \(String(describing: stoppedAt)), limit reached at \(String(describing: reached))"
+    )
 }
 let latency = stoppedAt.flatMap { stopped in reached.map { stopped - .nanoseconds($0.nanoseconds) } }
 
@@ -105,7 +118,7 @@ let latency = stoppedAt.flatMap { stopped in reached.map { stopped - .nanosecond
 var execLatencies: [Duration] = []
 for _ in 0..<5 {
     let spawnedAt = monotonic()
-    let again = spawn(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/bin/sh", directory + "/benchgame.sh"])
+    let again = spawn(["/usr/bin/setpriv"] + gameIDs + ["--", "/bin/sh", directory + "/benchgame.sh"])
     children.append(again)
     while state(of: again) != "T", monotonic() - spawnedAt < .seconds(3) { usleep(200) }
     if state(of: again) == "T" { execLatencies.append(monotonic() - spawnedAt) }
