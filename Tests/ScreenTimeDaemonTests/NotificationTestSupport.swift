@@ -6,8 +6,9 @@ import Synchronization
 
 @testable import ScreenTimeDaemon
 
-/// A child process started with `posix_spawn(3)` (standard output to a file), with an empty signal mask: the test
-/// runner blocks signals that children must not inherit blocked. Foundation's `Process` is not used because it
+/// A child process started with `posix_spawn(3)` (standard output to a file), with default signal dispositions and an
+/// empty signal mask (`clinux_spawnattr_reset_signals`): the test runner blocks signals that children must not inherit
+/// blocked. Foundation's `Process` is not used because it
 /// does not reap children reliably under that mask.
 struct TestChild {
     let pid: pid_t
@@ -22,15 +23,7 @@ struct TestChild {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGINT)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        clinux_spawnattr_reset_signals(&attributes)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
