@@ -140,7 +140,12 @@ enum ReportProcess {
         ]
         var chunk = [UInt8](repeating: 0, count: 65536)
         while open.contains(where: { $0.fd >= 0 }) {
-            guard poll(&open, nfds_t(open.count), -1) >= 0 || errno == EINTR else { break }
+            // Interrupted, poll(2) leaves the last results in place: a stream read dry would then be read again,
+            // and block.
+            if poll(&open, nfds_t(open.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
             for index in open.indices where open[index].fd >= 0 && open[index].revents != 0 {
                 let count = Glibc.read(open[index].fd, &chunk, chunk.count)
                 if count > 0 {
