@@ -33,8 +33,8 @@ func state(of pid: pid_t) -> Character? {
 }
 
 guard getuid() == 0 else {
-    print("daemon benchmark: needs root (a game run as another user, signals); skipped")
-    exit(0)
+    print("daemon benchmark: needs root (a game run as another user, signals)")
+    exit(2)
 }
 // The game's user: a regular account, as a guardian's default policy covers (uid 1000 and above, never `nobody`),
 // named by $BENCH_GAME_USER (scripts/run-benchmarks.sh makes one).
