@@ -103,7 +103,8 @@ public final class Enforcer {
         let actions = machine.tick(desired: desired, observed: observed, at: now)
         let seen = Set(observed.values.joined().map(\.identity))
         let report = run(actions, seen: seen)
-        let timeless = desired.values.allSatisfy { $0 == .freeze }
+        // A freeze's actions are the same from tick to tick, unless a process resumed too often awaits its SIGKILL.
+        let timeless = desired.values.allSatisfy { $0 == .freeze } && !machine.awaitsTermination
         steady = timeless && machine.changeCount == before ? (desired, observed, before, actions, seen) : nil
         return report
     }
@@ -133,8 +134,13 @@ public final class Enforcer {
         let actions = machine.recheck(running: running, at: now)
         for process in running { runTimes.rebaseline(process) }
         var report = run(actions, seen: running)
-        report.escalated = actions.compactMap { action in
-            if case .signal(.terminate, let process, let app) = action { (app, process) } else { nil }
+        // Only those the signal reached: the person is told the app was closed.
+        report.escalated = report.entries.compactMap { entry in
+            if case .signal(.terminate, let process, let app) = entry.action, entry.result == .done {
+                (app, process)
+            } else {
+                nil
+            }
         }
         return report
     }

@@ -86,6 +86,10 @@ public struct ShieldStateMachine: Sendable {
     /// Whether the machine holds or shields nothing at all.
     public var isIdle: Bool { apps.isEmpty }
 
+    /// Whether a process was asked to terminate and is not gone yet: a later tick sends it `SIGKILL` once its grace
+    /// is over, so what a tick does depends on the time.
+    public var awaitsTermination: Bool { apps.values.contains { !$0.terminating.isEmpty } }
+
     /// The processes stopped with `SIGSTOP` under a shield in force: those a `SIGCONT` from their owner could resume,
     /// for `recheck(running:at:)`.
     public var stoppedUnderShield: [ProcessIdentity] {
@@ -100,7 +104,8 @@ public struct ShieldStateMachine: Sendable {
 
     /// Between ticks: `running` are processes of `stoppedUnderShield` found running again. Each is stopped again, or,
     /// once resumed more than `resumeLimit` times within `resumeWindow`, terminated.
-    public mutating func recheck(running: Set<ProcessIdentity>, at now: ContinuousClock.Instant) -> [EnforcementAction] {
+    public mutating func recheck(running: Set<ProcessIdentity>, at now: ContinuousClock.Instant) -> [EnforcementAction]
+    {
         var actions: [EnforcementAction] = []
         for app in apps.keys.sorted() {
             guard var state = apps[app], state.mode == .freeze else { continue }

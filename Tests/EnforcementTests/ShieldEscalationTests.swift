@@ -35,7 +35,8 @@ import Testing
         let next = machine.tick(
             desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start + .milliseconds(1500))
         #expect(next.isEmpty)
-        let later = machine.tick(desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start + .seconds(3))
+        let later = machine.tick(
+            desired: [game: .freeze], observed: [game: [ObservedProcess(loose)]], at: start + .seconds(3))
         #expect(later == [.signal(.kill, loose, app: game)])
     }
 
@@ -116,6 +117,46 @@ extension KernelTests {
             }
             Glibc.kill(victim.pid.rawValue, SIGCONT)
             #expect(recheckUntilActed().escalated.map(\.process) == [victim])
+            #expect(eventually { processes.reapIfExited(victim) })
+        }
+
+        /// An escalated process that ignores `SIGTERM` gets `SIGKILL` from the tick after its grace, although the
+        /// ticks before it (within the grace) asked the same of a shield that freezes: those are not taken as
+        /// the steady state.
+        @Test func anEscalatedProcessThatIgnoresTerminateIsKilledByALaterTick() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            let stateFile = StateFile(path: FilePath(NSTemporaryDirectory() + "enforcement-\(getpid())-\(UUID()).json"))
+            defer { try? stateFile.save(HeldResources()) }
+            let enforcer = Enforcer(stateFile: stateFile, freezer: nil)
+            let clock = ContinuousClock()
+            let victim = try processes.spawn(TestProcesses.ignoresTerminate)
+            #expect(eventually { ignores(victim, signal: SIGTERM) })
+            let desired: [AppID: ShieldMode] = [game: .freeze]
+            let observed = [game: [ObservedProcess(victim)]]
+            _ = enforcer.apply(desired: desired, observed: observed, at: clock.now)
+            #expect(eventually { schedulerState(victim) == "T" })
+            for _ in 1...ShieldStateMachine.resumeLimit {
+                Glibc.kill(victim.pid.rawValue, SIGCONT)
+                #expect(eventually { !enforcer.recheckStopped(at: clock.now).entries.isEmpty })
+                #expect(eventually { schedulerState(victim) == "T" })
+                #expect(enforcer.recheckStopped(at: clock.now).entries.isEmpty)
+            }
+            Glibc.kill(victim.pid.rawValue, SIGCONT)
+            var escalatedAt: ContinuousClock.Instant?
+            _ = eventually {
+                let report = enforcer.recheckStopped(at: clock.now)
+                if report.escalated.map(\.process) == [victim] { escalatedAt = clock.now }
+                return !report.entries.isEmpty
+            }
+            let start = try #require(escalatedAt)
+            // Ticks within the grace: it lives on (SIGTERM ignored) and is neither stopped nor killed yet.
+            _ = enforcer.apply(desired: desired, observed: observed, at: start + .milliseconds(100))
+            _ = enforcer.apply(desired: desired, observed: observed, at: start + .milliseconds(200))
+            #expect(!processes.reapIfExited(victim))
+            let late = enforcer.apply(
+                desired: desired, observed: observed, at: start + ShieldStateMachine.escalationGrace)
+            #expect(late.applied == [.signal(.kill, victim, app: game)])
             #expect(eventually { processes.reapIfExited(victim) })
         }
     }
