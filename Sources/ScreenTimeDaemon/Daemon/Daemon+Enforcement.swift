@@ -8,7 +8,9 @@ import ScreenTimeModel
 extension Daemon {
     /// Makes the processes of shielded apps match the runtime's shields: each tick, and after a wake-up.
     func enforce(at now: Now) {
-        guard !runtime.shields.isEmpty || !enforcer.isIdle else { return }
+        // Not before the first tick has read the processes (a D-Bus request can be answered first): with none known
+        // nothing would be shielded, and what a previous run held would be let go.
+        guard collector.snapshotRevision > 0, !runtime.shields.isEmpty || !enforcer.isIdle else { return }
         let table = collector.table
         // A process held in a frozen cgroup of its own that its owner moved elsewhere is found here, by the next tick.
         if let observed = enforcementInputs?.observed {
