@@ -43,13 +43,14 @@ public final class DaemonConnection: Sendable {
 
     /// Calls `member` of `interface` on the daemon's object with `arguments` and returns the reply's arguments,
     /// waiting at most `timeout` (default: sd-bus's 25 s; longer for a call the daemon may first have polkit
-    /// authenticate).
+    /// authenticate). With `startingDaemon` false a daemon that is not running is not started by the bus (D-Bus
+    /// activation): asking whether it runs doesn't start it.
     ///
-    /// - Throws: the daemon's refusal as its `ScreenTimeBusError`, or `.unavailable` when the daemon is not running
-    ///   or the bus can't be reached.
+    /// - Throws: the daemon's refusal as its `ScreenTimeBusError`, `.unavailable` when the daemon is not running or
+    ///   the bus can't be reached, `.failed` when it runs but did not answer (a timeout, the bus refused the call).
     public func call(
         _ interface: ScreenTimeBusName.Interface, _ member: String, _ arguments: [BusValue] = [],
-        timeout: Duration? = nil
+        timeout: Duration? = nil, startingDaemon: Bool = true
     ) throws(ScreenTimeBusError) -> [BusValue] {
         let outcome = bus.withLock { bus -> Result<[BusValue], ScreenTimeBusError> in
             do throws(LinuxActivityError) {
@@ -58,7 +59,8 @@ public final class DaemonConnection: Sendable {
                 bus = connection
                 let reply = try connection.call(
                     destination: ScreenTimeBusName.service, path: ScreenTimeBusName.objectPath,
-                    interface: interface.rawValue, member: member, arguments: arguments, timeout: timeout)
+                    interface: interface.rawValue, member: member, arguments: arguments, timeout: timeout,
+                    autoStart: startingDaemon)
                 return .success(reply.readAll())
             } catch {
                 if let remote = error.remoteError,
@@ -68,6 +70,10 @@ public final class DaemonConnection: Sendable {
                 }
                 // Lost, or never reached: the next call opens a new connection.
                 bus = nil
+                if let remote = error.remoteError, !Self.notRunningErrors.contains(remote.name) {
+                    return .failure(
+                        ScreenTimeBusError(.failed, "screentimed did not answer on \(endpoint): \(error)"))
+                }
                 return .failure(
                     ScreenTimeBusError(
                         .unavailable,
@@ -78,11 +84,21 @@ public final class DaemonConnection: Sendable {
         return try outcome.get()
     }
 
+    /// What the bus answers when no daemon runs to take the call (none owns the name, or none could be started).
+    static let notRunningErrors: Set<String> = [
+        "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+        "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.systemd1.NoSuchUnit",
+        "org.freedesktop.systemd1.UnitMasked", "org.freedesktop.DBus.Error.Spawn.ChildExited",
+        "org.freedesktop.DBus.Error.Spawn.ServiceNotFound", "org.freedesktop.DBus.Error.Spawn.FailedToSetup",
+    ]
+
     /// Calls a method that answers one string (JSON, a status, a name).
     public func callForString(
-        _ interface: ScreenTimeBusName.Interface, _ member: String, _ arguments: [BusValue] = []
+        _ interface: ScreenTimeBusName.Interface, _ member: String, _ arguments: [BusValue] = [],
+        startingDaemon: Bool = true
     ) throws(ScreenTimeBusError) -> String {
-        guard let text = try call(interface, member, arguments).first?.stringValue else {
+        guard let text = try call(interface, member, arguments, startingDaemon: startingDaemon).first?.stringValue
+        else {
             throw ScreenTimeBusError(.failed, "\(interface.rawValue).\(member) answered no string")
         }
         return text

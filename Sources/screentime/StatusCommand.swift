@@ -96,7 +96,9 @@ struct StatusCommand: AsyncParsableCommand {
         var status: DaemonStatus
         let (user, settings) = try whose.resolve(daemon)
         do {
-            let text = try DaemonConnection(DaemonOptions.endpoint(system: settings.system)).callForString(.daemon, "Status")
+            // Asked without starting it: a daemon stopped (as by `stop --release`) is not started again by the bus.
+            let text = try DaemonConnection(DaemonOptions.endpoint(system: settings.system)).callForString(
+                .daemon, "Status", startingDaemon: false)
             status = try BusJSON.decode(DaemonStatus.self, from: text)
             if whose.user != nil { status.rows.removeAll { $0.user != user.rawValue } }
         } catch {
@@ -108,7 +110,8 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let formatter = DateFormatter()
         formatter.dateFormat = "EEE HH:mm:ss"
-        printText("screentimed (\(status.mode)) as of \(formatter.string(from: status.asOf)), policy \(status.policyPath)")
+        printText(
+            "screentimed (\(status.mode)) as of \(formatter.string(from: status.asOf)), policy \(status.policyPath)")
         if let error = status.policyError { printText("  policy refused, the previous one stays in force:\n\(error)") }
         if let fault = status.storeFault { printText("  usage store: \(fault); enforcing from memory") }
         for path in status.movedAside { printText("  a damaged usage database was moved aside: \(path)") }
@@ -116,13 +119,16 @@ struct StatusCommand: AsyncParsableCommand {
         let named = Set(status.rows.map(\.user)).count > 1 || whose.user != nil
         for row in status.rows {
             let when = row.nextReset.map { formatter.string(from: $0) } ?? "-"
-            let who = named ? (getpwuid(row.user).map { String(cString: $0.pointee.pw_name) } ?? "uid \(row.user)") + ": " : ""
+            let who =
+                named
+                ? (getpwuid(row.user).map { String(cString: $0.pointee.pw_name) } ?? "uid \(row.user)") + ": " : ""
             if row.kind == "limit" {
                 printText(
                     "  \(who)limit \(row.name): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
                         + "\(clock(row.remainingSeconds)) left, resets \(when)" + (row.shielded ? " · SHIELDED" : ""))
             } else {
-                printText("  \(who)downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
+                printText(
+                    "  \(who)downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
             }
         }
     }
@@ -131,4 +137,3 @@ struct StatusCommand: AsyncParsableCommand {
         seconds.map { NowTable.format(.seconds($0)) } ?? "-"
     }
 }
-

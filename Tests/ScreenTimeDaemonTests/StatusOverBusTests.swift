@@ -12,6 +12,26 @@ import Testing
         return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("screentime").path
     }
 
+    /// A daemon stopped (as by `screentime stop --release`) is not started again by asking its status, although the
+    /// bus could start it (the installed D-Bus service file names screentimed.service).
+    @Test func statusDoesNotStartAStoppedDaemon() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.screentime), "build with --build-tests first")
+        let directory = try ScratchDirectory()
+        let started = directory.path + "/started"
+        let bus = try PrivateSessionBus(activatable: [
+            ScreenTimeBusName.service: "/bin/sh -c 'touch \(started); exit 1'"
+        ])
+        let status = try CommandResult(
+            "SCREENTIME_BUS_ADDRESS='\(bus.address)' '\(Self.screentime)' status 2>/dev/null; echo \"exit $?\"",
+            in: directory)
+        #expect(status.output == "exit 3\n")
+        #expect(!FileManager.default.fileExists(atPath: started))
+        // The bus does start it for a call that lets it (an app's): the test above can fail.
+        let connection = DaemonConnection(.address(bus.address))
+        #expect(throws: ScreenTimeBusError.self) { try connection.callForString(.daemon, "Status") }
+        #expect(FileManager.default.fileExists(atPath: started))
+    }
+
     @Test func statusAsksTheRunningDaemonAndSaysWhenNoneRuns() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.screentime), "build with --build-tests first")
         let bus = try PrivateSessionBus()

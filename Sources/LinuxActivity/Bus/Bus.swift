@@ -154,15 +154,17 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Calls `interface.member` on `destination` at `path` with `arguments` and waits up to `timeout` (nil: sd-bus's
-    /// default, 25 s) for the reply, whose arguments are then read from the returned message.
+    /// default, 25 s) for the reply, whose arguments are then read from the returned message. With `autoStart` false
+    /// the bus does not start a service that owns no name yet (it answers `ServiceUnknown` instead).
     ///
     /// Throws `.busMessage` when the call cannot be built, and `.bus` with the `remoteError` the peer (or sd-bus, for
     /// a timeout or a lost connection) answered with when it fails.
     ///
-    /// The C functions are `sd_bus_message_new_method_call(3)` and `sd_bus_call(3)`.
+    /// The C functions are `sd_bus_message_new_method_call(3)`, `sd_bus_message_set_auto_start(3)` and
+    /// `sd_bus_call(3)`.
     public func call(
         destination: String, path: String, interface: String, member: String, arguments: [BusValue] = [],
-        timeout: Duration? = nil
+        timeout: Duration? = nil, autoStart: Bool = true
     ) throws(LinuxActivityError) -> BusMessage {
         var created: OpaquePointer?
         var result = sd_bus_message_new_method_call(handle, &created, destination, path, interface, member)
@@ -171,6 +173,7 @@ public final class Bus: @unchecked Sendable {
                 .busMessage, "cannot build \(interface).\(member)", errno: Errno(systemdResult: result))
         }
         let message = BusMessage(taking: created)
+        if !autoStart { _ = sd_bus_message_set_auto_start(created, 0) }
         result = message.append(arguments)
         guard result >= 0 else {
             throw LinuxActivityError(

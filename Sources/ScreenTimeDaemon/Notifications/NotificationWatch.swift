@@ -44,7 +44,7 @@ public final class NotificationWatch: Service, Sendable {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                     DetachedThread.start(name: "notification-watch") { [self] in
