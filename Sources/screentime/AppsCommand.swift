@@ -18,24 +18,20 @@ struct AppsCommand: AsyncParsableCommand {
         let tokenizer = try loadTokenizer(key)
         let environment = ProcessInfo.processInfo.environment
         let home = environment["HOME"]
-        let overrides: CategoryOverrides
-        do {
-            overrides = try CategoryOverrides.load(home: home, environment: environment)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let overrides = try loadCategoryOverrides(environment)
         let catalog = AppCatalog(home: home, environment: environment, overrides: overrides, tokenizer: tokenizer)
         let apps = catalog.installedApps()
         if json {
             try printJSON(apps)
             return
         }
-        let width = min(32, apps.map(\.name.count).max() ?? 4)
+        let width = min(32, apps.map(\.name.oneLine.count).max() ?? 4)
         for app in apps {
-            let name = app.name.count > width ? String(app.name.prefix(width - 1)) + "…" : app.name
+            let shown = app.name.oneLine
+            let name = shown.count > width ? String(shown.prefix(width - 1)) + "…" : shown
             printText(
                 name.padding(width) + "  " + app.category.rawValue.padding(20) + "  "
-                    + String(app.token.rawValue.prefix(12)) + "  " + app.id.rawValue)
+                    + String(app.token.rawValue.prefix(12)) + "  " + app.id.rawValue.oneLine)
         }
         printText("\(apps.count) apps")
     }
@@ -47,10 +43,22 @@ extension String {
 
 /// Loads (or creates) the token key the options name, or fails with a clear message and exit status 1.
 func loadTokenizer(_ options: KeyOptions) throws -> Tokenizer {
-    let path = options.tokenKey
+    let path =
+        options.tokenKey
         ?? Tokenizer.defaultKeyPath(system: options.system, environment: ProcessInfo.processInfo.environment)
     do {
         return try Tokenizer.loadOrCreate(keyAt: path)
+    } catch {
+        printError("screentime: \(error)")
+        throw ExitCode(1)
+    }
+}
+
+/// The user's category overrides (`categories.conf`); a file that can't be read ends the command with its error
+/// (status 1: the file is at fault, not the command line).
+func loadCategoryOverrides(_ environment: [String: String]) throws -> CategoryOverrides {
+    do {
+        return try CategoryOverrides.load(home: environment["HOME"], environment: environment)
     } catch {
         printError("screentime: \(error)")
         throw ExitCode(1)
@@ -62,16 +70,44 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((message.escapingControlCharacters(keepingLineFeeds: true) + "\n").utf8))
 }
 
-/// Prints `value` as indented JSON with sorted keys and ISO 8601 dates (the encoder escapes what names hold).
+/// Prints `value` as indented JSON with sorted keys and ISO 8601 dates (see `jsonText` for what names hold).
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    print(jsonText(try encoder.encode(value)))
+}
+
+/// Encoded JSON as text to print. The encoder escapes the C0 controls in strings, not DEL, the C1 controls (U+009B
+/// is a terminal's one-byte CSI) or the bidirectional overrides: those are written as `\uXXXX` escapes too, the same
+/// string for a JSON reader and nothing a terminal acts on. They can only be in strings: the rest is ASCII.
+func jsonText(_ encoded: Data) -> String {
+    let text = String(decoding: encoded, as: UTF8.self)
+    let invisible: (Unicode.Scalar) -> Bool = {
+        (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+    }
+    guard text.unicodeScalars.contains(where: invisible) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+        if invisible(scalar) {
+            let hex = String(scalar.value, radix: 16)
+            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
 }
 
 /// Prints text meant for a person: names in it come from processes and desktop entries, so every control character
 /// is made visible (`\e`, `\x07`, …) and none reaches the terminal. JSON goes through `print`: its encoder escapes.
+/// Line feeds are kept, as the lines of the text: a name put into it goes in as `name.oneLine`, or one holding a line
+/// feed would print a line of its own choosing.
 func printText(_ text: String, terminator: String = "\n") {
     print(text.escapingControlCharacters(keepingLineFeeds: true), terminator: terminator)
+}
+
+extension String {
+    /// The string as part of one line of text: every control character made visible, line feeds too.
+    var oneLine: String { escapingControlCharacters() }
 }

@@ -70,12 +70,15 @@ struct ExportCommand: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.keyEncodingStrategy = .convertToSnakeCase
-            text = String(decoding: try encoder.encode(records), as: UTF8.self) + "\n"
+            text = jsonText(try encoder.encode(records)) + "\n"
         case .csv:
-            text = (["start,end,seconds,app_id,app_name,category,session,user"] + records.map(Self.csvLine)).joined(separator: "\n") + "\n"
+            text =
+                (["start,end,seconds,app_id,app_name,category,session,user"] + records.map(Self.csvLine)).joined(
+                    separator: "\n") + "\n"
         }
         guard let output else {
-            print(text, terminator: "")
+            // On a terminal, the names' control characters are made visible (see `ReportCommand`'s CSV).
+            if isatty(STDOUT_FILENO) == 1 { printText(text, terminator: "") } else { print(text, terminator: "") }
             return
         }
         let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -95,14 +98,16 @@ struct ExportCommand: AsyncParsableCommand {
     static func csvLine(_ record: Record) -> String {
         let field = csvField
         return [
-            record.start, record.end, String(format: "%.3f", record.seconds), field(record.appID), field(record.appName),
+            record.start, record.end, String(format: "%.3f", record.seconds), field(record.appID),
+            field(record.appName),
             record.category, field(record.session), String(record.user),
         ].joined(separator: ",")
     }
 }
 
-/// A CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
+/// A CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a comma, a quote or a line break (`\r\n`
+/// is one `Character`: `isNewline` finds it).
 func csvField(_ text: String) -> String {
-    text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+    text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline })
         ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
 }

@@ -9,7 +9,8 @@ import ScreenTimeModel
 struct NowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "now",
-        abstract: "Show each login session: user, type, seat or tty, active/idle/locked, the app in front, running apps.",
+        abstract:
+            "Show each login session: user, type, seat or tty, active/idle/locked, the app in front, running apps.",
         discussion: """
             With --watch the table is redrawn every second and the seconds each app has been in use since the \
             command started are added up (only while its session is active, unlocked and not idle).
@@ -74,7 +75,7 @@ struct NowCommand: AsyncParsableCommand {
         let output = Output(
             logind: snapshot.logind, notice: snapshot.notice, sessions: snapshot.sessions,
             usageSeconds: tally?.secondsByUser())
-        print(String(decoding: try encoder.encode(output), as: UTF8.self))
+        print(jsonText(try encoder.encode(output)))
     }
 }
 
@@ -104,7 +105,9 @@ struct UsageTally {
     func secondsByUser() -> [String: [String: Int]] {
         var result: [String: [String: Int]] = [:]
         for (user, apps) in seconds {
-            result[String(user.rawValue)] = apps.reduce(into: [:]) { $0[$1.key.rawValue] = Int($1.value.components.seconds) }
+            result[String(user.rawValue)] = apps.reduce(into: [:]) {
+                $0[$1.key.rawValue] = Int($1.value.components.seconds)
+            }
         }
         return result
     }

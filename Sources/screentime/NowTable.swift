@@ -25,13 +25,13 @@ enum NowTable {
             lines.append("  focus: \(focus); idle from \(session.idleSource)")
             if let front = session.foreground {
                 lines.append(
-                    "  front: \(front.name) [\(front.id)] · \(front.category.displayName) · pid "
+                    "  front: \(front.name.oneLine) [\(front.id.rawValue.oneLine)] · \(front.category.displayName) · pid "
                         + "\(front.pid.map(String.init(describing:)) ?? "-") · token \(front.token.rawValue.prefix(12))"
                         + " · by \(front.identifiedBy.rawValue)")
             } else if session.focus != .fallback {
                 lines.append("  front: nothing")
             }
-            let apps = session.runningApps.map { "\($0.name) [\($0.id)] ×\($0.processCount)" }
+            let apps = session.runningApps.map { "\($0.name.oneLine) [\($0.id.rawValue.oneLine)] ×\($0.processCount)" }
             lines.append("  apps:  " + (apps.isEmpty ? "none" : apps.joined(separator: " · ")))
         }
         if let tally, !tally.seconds.isEmpty {
@@ -40,7 +40,9 @@ enum NowTable {
             for (user, apps) in tally.seconds.sorted(by: { $0.key < $1.key }) {
                 let name = snapshot.sessions.first { $0.user == user }?.userName ?? String(user.rawValue)
                 for (app, time) in apps.sorted(by: { $0.value > $1.value }) {
-                    lines.append("  \(name)  \(format(time))  \(tally.names[app] ?? app.rawValue) [\(app)]")
+                    lines.append(
+                        "  \(name)  \(format(time))  \((tally.names[app] ?? app.rawValue).oneLine) [\(app.rawValue.oneLine)]"
+                    )
                 }
             }
         }

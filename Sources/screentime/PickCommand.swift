@@ -17,7 +17,8 @@ struct PickCommand: AsyncParsableCommand {
             Tokens are made with the same key as the daemon's, so the daemon shields exactly what was picked.
             """)
 
-    @Option(help: ArgumentHelp("An app to pick, by its id (`screentime apps` lists them). Repeatable.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("An app to pick, by its id (`screentime apps` lists them). Repeatable.", valueName: "id"))
     var app: [String] = []
 
     @Option(
@@ -34,12 +35,7 @@ struct PickCommand: AsyncParsableCommand {
     func run() async throws {
         let tokenizer = try loadTokenizer(key)
         let environment = ProcessInfo.processInfo.environment
-        let overrides: CategoryOverrides
-        do {
-            overrides = try CategoryOverrides.load(home: environment["HOME"], environment: environment)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let overrides = try loadCategoryOverrides(environment)
         let catalog = AppCatalog(
             home: environment["HOME"], environment: environment, overrides: overrides, tokenizer: tokenizer)
         var selection = FamilyActivitySelection(includeEntireCategory: includeEntireCategory)

@@ -12,7 +12,7 @@ struct PickSession {
         var title: String {
             switch self {
             case .category(let category): "\(category.displayName) (category: all its apps)"
-            case .app(let app): "\(app.name) · \(app.category.displayName) · \(app.id.rawValue)"
+            case .app(let app): "\(app.name.oneLine) · \(app.category.displayName) · \(app.id.rawValue.oneLine)"
             }
         }
 
@@ -20,7 +20,8 @@ struct PickSession {
             let text: String
             switch self {
             case .category(let category): text = "\(category.displayName) \(category.rawValue) category"
-            case .app(let app): text = "\(app.name) \(app.id.rawValue) \(app.category.displayName) \(app.category.rawValue)"
+            case .app(let app):
+                text = "\(app.name) \(app.id.rawValue) \(app.category.displayName) \(app.category.rawValue)"
             }
             let lowered = text.lowercased()
             return words.allSatisfy { lowered.contains($0.lowercased()) }

@@ -84,9 +84,14 @@ struct ReportCommand: AsyncParsableCommand {
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(figures), as: UTF8.self))
+            print(jsonText(try encoder.encode(figures)))
         case .csv:
-            print(figures.csv(), terminator: "")
+            // Data for a program, as the names are; a person reading it on a terminal sees their control characters.
+            if isatty(STDOUT_FILENO) == 1 {
+                printText(figures.csv(), terminator: "")
+            } else {
+                print(figures.csv(), terminator: "")
+            }
         case .table:
             printText(figures.table(), terminator: "")
         case .html:

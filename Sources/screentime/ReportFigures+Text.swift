@@ -65,8 +65,8 @@ extension ReportFigures {
         return lines
     }
 
-    /// The figures for a person: the insights first, then the rows of `by`. Names are printed as they are; the
-    /// caller makes control characters visible.
+    /// The figures for a person: the insights first, then the rows of `by`. Names go in on one line each
+    /// (`oneLine`); the caller makes the other control characters visible.
     func table() -> String {
         let duration = { (seconds: Int) in Self.duration(seconds) }
         var text = "\(Self.day(from)) – \(Self.day(to)), \(days) day\(days == 1 ? "" : "s")\n"
@@ -80,7 +80,8 @@ extension ReportFigures {
         text += "Screen time:     \(duration(totalSeconds))\n" + average + "\n"
         // Every insight has its line, "none" when the range has nothing of it.
         let ranked = { (named: [ReportFigures.Named]) in
-            named.isEmpty ? "none" : named.prefix(3).map { "\($0.name) \(duration($0.seconds))" }.joined(separator: ", ")
+            named.isEmpty
+                ? "none" : named.prefix(3).map { "\($0.name.oneLine) \(duration($0.seconds))" }.joined(separator: ", ")
         }
         text += "Most used apps:  " + ranked(topApps) + "\n"
         text += "Categories:      " + ranked(topCategories) + "\n"
@@ -88,7 +89,8 @@ extension ReportFigures {
         text += "First pickup:    " + (firstPickup.map(Self.time) ?? "none") + "\n"
         text +=
             "Longest session: "
-            + (longestSession.map { "\(duration($0.seconds)) of \($0.name), from \(Self.time($0.start))" } ?? "none")
+            + (longestSession.map { "\(duration($0.seconds)) of \($0.name.oneLine), from \(Self.time($0.start))" }
+                ?? "none")
             + "\n"
         text +=
             "Notifications:   \(notifications.total) (\(notifications.apps) from apps, \(Self.count(notifications.warnings, "warning")), "
@@ -97,7 +99,8 @@ extension ReportFigures {
             "Time shielded:   \(duration(shieldedSeconds))"
             + (shielded.isEmpty
                 ? ""
-                : " (" + shielded.prefix(3).map { "\($0.name) \(duration($0.seconds))" }.joined(separator: ", ") + ")")
+                : " (" + shielded.prefix(3).map { "\($0.name.oneLine) \(duration($0.seconds))" }.joined(separator: ", ")
+                    + ")")
             + "\n"
         text += "Extra time:      \(duration(extraTimeSeconds)) in \(Self.count(extraTimeGrants, "grant"))\n"
         if !limits.isEmpty {
@@ -105,7 +108,7 @@ extension ReportFigures {
             text +=
                 "Limits:          "
                 + byLimit.map { name, days in
-                    "\(name) "
+                    "\(name.oneLine) "
                         + days.map { "\(Self.day($0.day).suffix(5)) \(duration($0.seconds))" }.joined(separator: ", ")
                 }.joined(separator: "; ") + "\n"
         }
@@ -114,7 +117,7 @@ extension ReportFigures {
         for row in rows {
             let label =
                 row.start.map { "\(Self.time($0)) – \(Self.time(row.end ?? ""))" }
-                ?? "\(row.name ?? "?") [\(row.id ?? "?")]"
+                ?? "\((row.name ?? "?").oneLine) [\((row.id ?? "?").oneLine)]"
             text += "  \(duration(row.seconds).padding(toLength: 10, withPad: " ", startingAt: 0))  \(label)\n"
         }
         return text

@@ -124,11 +124,12 @@ struct StatusCommand: AsyncParsableCommand {
                 ? (getpwuid(row.user).map { String(cString: $0.pointee.pw_name) } ?? "uid \(row.user)") + ": " : ""
             if row.kind == "limit" {
                 printText(
-                    "  \(who)limit \(row.name): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
+                    "  \(who)limit \(row.name.oneLine): used \(clock(row.usedSeconds)) of \(clock(row.limitSeconds)), "
                         + "\(clock(row.remainingSeconds)) left, resets \(when)" + (row.shielded ? " · SHIELDED" : ""))
             } else {
                 printText(
-                    "  \(who)downtime \(row.name): " + (row.shielded ? "in force until \(when)" : "next from \(when)"))
+                    "  \(who)downtime \(row.name.oneLine): "
+                        + (row.shielded ? "in force until \(when)" : "next from \(when)"))
             }
         }
     }

@@ -15,21 +15,38 @@ export HOME=$SCRATCH XDG_DATA_HOME=$SCRATCH/data XDG_STATE_HOME=$SCRATCH/state X
 export XDG_RUNTIME_DIR=$SCRATCH/run XDG_DATA_DIRS=$SCRATCH/none
 mkdir -p "$XDG_DATA_HOME/applications" "$XDG_RUNTIME_DIR"
 ESC=$(printf '\033')
-# A desktop entry and a running program whose names hold escape codes.
+# Desktop entries and a running program whose names hold escape codes, a line feed (the entry's `\n`, the file name's
+# own) or a C1 control (U+009B, a terminal's one-byte CSI).
 printf '[Desktop Entry]\nType=Application\nName=Evil%s[31mRed%s]0;title\a\nExec=evil\nCategories=Game;\n' "$ESC" "$ESC" \
     > "$XDG_DATA_HOME/applications/org.example.Evil.desktop"
-EVIL="$SCRATCH/game${ESC}[2J${ESC}[31mred"
+printf '[Desktop Entry]\nType=Application\nName=Fake\\nSession 99 · root\nExec=fake\n' \
+    > "$XDG_DATA_HOME/applications/org.example.Fake.desktop"
+printf '[Desktop Entry]\nType=Application\nName=Csi\302\2332J\nExec=csi\n' > "$XDG_DATA_HOME/applications/org.example.Csi.desktop"
+chmod 755 "$SCRATCH"
+EVIL="$SCRATCH/game${ESC}[2J${ESC}[31mred
+Session 99 · root"
 cp /bin/sleep "$EVIL"
-# On a terminal of its own, so that `now` shows it as the app in front of a session.
-EVIL_PATH=$EVIL script -qfc 'exec "$EVIL_PATH" 60' /dev/null > /dev/null 2>&1 &
+# On a terminal of its own, so that `now` shows it as the app in front of a session: as another user when this is root,
+# whose terminals `now` leaves out without logind.
+AS=()
+[ "$(id -u)" = 0 ] && AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+EVIL_PATH=$EVIL "${AS[@]}" script -qfc 'exec "$EVIL_PATH" 60' /dev/null > /dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
-no_escape() { ! grep -q "$ESC" "$1" && ! grep -qP '\x07' "$1"; }
+no_escape() { ! grep -q "$ESC" "$1" && ! grep -qP '\x07|\xc2\x9b' "$1"; }
+no_fake_line() { ! grep -q '^Session 99' "$1"; }
 "$BIN/screentime" apps > "$SCRATCH/apps.out"
 check "apps lists the entry whose name holds escape codes" grep -q 'Evil\\e\[31mRed' "$SCRATCH/apps.out"
 check "apps prints no escape code" no_escape "$SCRATCH/apps.out"
-"$BIN/screentime" now > "$SCRATCH/now.out" 2>&1 || true
+check "apps prints a name's line feed as \\n, not as a line" sh -c "grep -q 'Fake\\\\nSession 99' '$SCRATCH/apps.out' && ! grep -q '^Session 99' '$SCRATCH/apps.out'"
+check "apps prints a C1 control as \\u{9b}" grep -q 'Csi\\u{9b}2J' "$SCRATCH/apps.out"
+"$BIN/screentime" apps --json > "$SCRATCH/apps.json"
+check "apps --json writes a C1 control as \\u009b" sh -c "grep -q 'Csi\\\\u009b2J' '$SCRATCH/apps.json' && jq -e . '$SCRATCH/apps.json' >/dev/null"
+check "apps --json prints no escape code" no_escape "$SCRATCH/apps.json"
+"$BIN/screentime" now > "$SCRATCH/now.out" 2>&1
+check "now shows the program whose name holds escape codes" grep -qF 'game\e[2J\e[31mred\nSession 99' "$SCRATCH/now.out"
 check "now prints no escape code" no_escape "$SCRATCH/now.out"
+check "now prints a name's line feed as \\n, not as a line" no_fake_line "$SCRATCH/now.out"
 "$BIN/screentime" now --watch > "$SCRATCH/watch.out" 2>&1 &
 WATCH=$!
 PIDS+=($WATCH)
@@ -38,6 +55,7 @@ kill "$WATCH" 2>/dev/null || true
 wait "$WATCH" 2>/dev/null || true
 check "now --watch into a pipe wrote something" test -s "$SCRATCH/watch.out"
 check "now --watch into a pipe writes no escape code" no_escape "$SCRATCH/watch.out"
+check "now --watch into a pipe shows the program, its line feed as \\n" sh -c "grep -qF 'game\\e[2J\\e[31mred\\nSession 99' '$SCRATCH/watch.out' && ! grep -q '^Session 99' '$SCRATCH/watch.out'"
 # The policy check reports every mistake, each at its place, and warns of apps nothing here is known by.
 printf '[[limit]]\nname = "games"\napps = ["no-such-game"]\ndaily = "25h"\n[[limit]]\nname = "v"\ndaily = "0s"\n' \
     > "$SCRATCH/two.toml"
