@@ -37,6 +37,34 @@ import Testing
         #expect(guardian.catalog(for: user).label(for: AppID("supertuxkart")).category != .utilities)
     }
 
+    /// A link back into an applications folder (`a -> .`) is followed once: the index and the watch would walk it
+    /// without end (with two such links, a walk of 2^40 folders: the tick stalls, and the watchdog restarts the
+    /// daemon into the same walk).
+    @Test func aLinkBackIntoAnApplicationsFolderIsFollowedOnce() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let directory = try processes.temporaryDirectory("st-catalog-loop")
+        let applications = "\(directory)/data/applications"
+        try writeFile(
+            "\(applications)/org.example.Loop.desktop", "[Desktop Entry]\nType=Application\nName=Loop\nExec=loop\n")
+        try writeFile(
+            "\(applications)/kde/konsole.desktop", "[Desktop Entry]\nType=Application\nName=Konsole\nExec=konsole\n")
+        #expect(symlink(".", "\(applications)/a") == 0)
+        var configuration = Collector.Configuration()
+        configuration.environment = [
+            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
+            "XDG_CONFIG_HOME": "\(directory)/config",
+        ]
+        let collector = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { collector.close() }
+        let user = UserID(getuid())
+        #expect(Set(collector.catalog(for: user).desktopEntries.entries.keys) == ["org.example.Loop", "kde-konsole"])
+        // The real subfolder is still watched.
+        try writeFile("\(applications)/kde/new.desktop", "[Desktop Entry]\nType=Application\nName=New\nExec=new\n")
+        _ = collector.tick(now: .seconds(1), wallNow: Int64(time(nil)))
+        #expect(collector.catalog(for: user).desktopEntries.entries["kde-new"] != nil)
+    }
+
     @Test func anEntryWrittenAfterTheStartNamesARunningProgramFromTheNextTick() throws {
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }

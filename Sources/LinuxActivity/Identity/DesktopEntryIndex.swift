@@ -32,7 +32,8 @@ public struct DesktopEntryIndex: Sendable {
         var seen: Set<String> = []
         for directory in dataDirectories {
             var files: [(id: String, path: String)] = []
-            Self.collect(directory + "/applications", prefix: "", into: &files)
+            var visited: Set<FileSystem.DirectoryIdentity> = []
+            Self.collect(directory + "/applications", prefix: "", visited: &visited, into: &files)
             for file in files where !seen.contains(file.id) {
                 seen.insert(file.id)
                 guard let text = FileSystem.readText(file.path),
@@ -58,14 +59,24 @@ public struct DesktopEntryIndex: Sendable {
         }
     }
 
-    private static func collect(_ path: String, prefix: String, into files: inout [(id: String, path: String)]) {
-        guard let names = FileSystem.list(path) else { return }
+    /// How deep below `applications` entries are looked for.
+    static let folderDepthLimit = 8
+
+    /// Adds the entries below `path` to `files`, each folder once (links can lead back to one: `a -> .`), at most
+    /// `folderDepthLimit` folders deep.
+    private static func collect(
+        _ path: String, prefix: String, depth: Int = 0, visited: inout Set<FileSystem.DirectoryIdentity>,
+        into files: inout [(id: String, path: String)]
+    ) {
+        guard depth <= folderDepthLimit, let folder = FileSystem.directoryIdentity(path),
+            visited.insert(folder).inserted, let names = FileSystem.list(path)
+        else { return }
         for name in names.sorted() {
             let full = path + "/" + name
             if name.hasSuffix(".desktop") {
                 files.append((prefix + String(name.dropLast(8)), full))
-            } else if FileSystem.isDirectory(full) {
-                collect(full, prefix: prefix + name + "-", into: &files)
+            } else {
+                collect(full, prefix: prefix + name + "-", depth: depth + 1, visited: &visited, into: &files)
             }
         }
     }

@@ -54,7 +54,8 @@ final class DesktopEntryWatch {
         forget(user)
         var complete = descriptor >= 0
         for directory in dataDirectories where complete {
-            complete = watchTree(directory + "/applications", for: user)
+            var visited: Set<FileSystem.DirectoryIdentity> = []
+            complete = watchTree(directory + "/applications", for: user, visited: &visited)
         }
         if !complete { unwatched.insert(user) }
     }
@@ -114,11 +115,15 @@ final class DesktopEntryWatch {
 
     /// Watches `folder` and its subfolders, or the nearest existing ancestor when it is missing; false when no
     /// watch could be made.
-    private func watchTree(_ folder: String, for user: UserID) -> Bool {
-        guard FileSystem.isDirectory(folder) else { return watchAncestor(of: folder, for: user) }
+    private func watchTree(
+        _ folder: String, for user: UserID, depth: Int = 0, visited: inout Set<FileSystem.DirectoryIdentity>
+    ) -> Bool {
+        guard let identity = FileSystem.directoryIdentity(folder) else { return watchAncestor(of: folder, for: user) }
+        // Each folder once and no deeper than the index reads (`DesktopEntryIndex.collect`).
+        guard visited.insert(identity).inserted, depth <= DesktopEntryIndex.folderDepthLimit else { return true }
         guard add(folder, Interest(user: user, name: nil)) else { return false }
         for name in FileSystem.list(folder) ?? [] where FileSystem.isDirectory(folder + "/" + name) {
-            guard watchTree(folder + "/" + name, for: user) else { return false }
+            guard watchTree(folder + "/" + name, for: user, depth: depth + 1, visited: &visited) else { return false }
         }
         return true
     }

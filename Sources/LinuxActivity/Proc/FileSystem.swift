@@ -150,6 +150,19 @@ enum FileSystem {
         return true
     }
 
+    /// A directory's device and inode (links followed): a walk that follows symbolic links enters each directory
+    /// once, whatever links lead back to it (`applications/a -> .`).
+    struct DirectoryIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The identity of the directory at `path`, or nil when it is none.
+    static func directoryIdentity(_ path: String) -> DirectoryIdentity? {
+        guard let result = status(path), (result.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return DirectoryIdentity(device: UInt64(result.st_dev), inode: UInt64(result.st_ino))
+    }
+
     /// Whether a directory entry exists at `path`.
     static func isDirectory(_ path: String) -> Bool {
         guard let result = status(path) else { return false }
