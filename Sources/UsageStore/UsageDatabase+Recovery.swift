@@ -36,9 +36,20 @@ extension UsageDatabase {
         at path: String, now: Date = Date(), damaged: (String, String) -> Void = { _, _ in }
     ) throws -> Opened {
         let damage: Damage
+        let existed = FileManager.default.fileExists(atPath: path)
         do {
             try checkFile(at: path)
-            let database = try open(at: path)
+            let database: UsageDatabase
+            do {
+                database = try open(at: path)
+            } catch let error as DatabaseError where ![.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+                // A new ledger that could not be written (a full disk) leaves an empty file: ours, not damage to
+                // move aside at the next try.
+                if !existed, (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0 {
+                    try? FileManager.default.removeItem(atPath: path)
+                }
+                throw error
+            }
             let check = try database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check(1)") }
             guard check == "ok" else { throw Damage.corrupt(check ?? "no answer") }
             return Opened(database: database, movedAside: nil)
@@ -47,7 +58,13 @@ extension UsageDatabase {
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             damage = .corrupt(error.message ?? "\(error.resultCode)")
         }
-        let aside = path + ".broken-" + Self.stamp(now)
+        var aside = path + ".broken-" + Self.stamp(now)
+        // Two in the same second get names of their own.
+        var count = 1
+        while FileManager.default.fileExists(atPath: aside) {
+            count += 1
+            aside = path + ".broken-" + Self.stamp(now) + "-\(count)"
+        }
         try FileManager.default.moveItem(atPath: path, toPath: aside)
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
@@ -67,12 +84,19 @@ extension UsageDatabase {
 
     /// Refuses, before SQLite sees it, a file that exists but is empty, unreadable, not SQLite, or shorter than its
     /// header says (SQLite would otherwise take an empty file for a new database, and read a truncated one until it
-    /// reached the missing pages).
+    /// reached the missing pages). A file with a write-ahead log is checked by SQLite alone: a checkpoint cut short
+    /// (a crash, a power cut) leaves the file shorter than the page count it wrote first, and the log still holds
+    /// every page.
+    ///
+    /// - Throws: `Damage`, or a `POSIXError` for a failure of the moment (out of descriptors or memory, interrupted)
+    ///   that the caller retries rather than move a good file aside.
     private static func checkFile(at path: String) throws {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT { return }
-            throw Damage.unreadable(errno)
+            let code = errno
+            if code == ENOENT { return }
+            if [EACCES, EPERM, EIO, EISDIR, ELOOP, ENXIO, ENODEV].contains(code) { throw Damage.unreadable(code) }
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
         defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: 100)
@@ -88,7 +112,11 @@ extension UsageDatabase {
         let expected = pageSize * bigEndian(28, 4)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw Damage.unreadable(errno) }
-        if Int64(status.st_size) < expected { throw Damage.truncated(expected: expected, actual: Int64(status.st_size)) }
+        var log = stat()
+        if stat(path + "-wal", &log) == 0, log.st_size > 0 { return }
+        if Int64(status.st_size) < expected {
+            throw Damage.truncated(expected: expected, actual: Int64(status.st_size))
+        }
     }
 
     private static func stamp(_ date: Date) -> String {
