@@ -97,6 +97,22 @@ import UsageStore
         return try JSONDecoder().decode(EngineSnapshot.self, from: record.blob)
     }
 
+    /// Every tick flushes, also when ticks come late by different amounts (timer slack): a tick 0.96 s after a late
+    /// one is not "under a second" to wait for, or a `kill -9` would lose up to two seconds.
+    @Test func eachTickFlushesThoughTicksComeLateByDifferentAmounts() throws {
+        var harness = Harness()
+        try harness.load()
+        let sample = UsageSample(
+            user: Self.user, session: SessionID("2"), presence: .active, applicationsInUse: [Self.calculator])
+        var flushes = 0
+        for lateness in [50, 10, 0, 45, 5, 30, 0] {
+            harness.monotonic = (harness.monotonic / 1_000_000_000 + 1) * 1_000_000_000 + Int64(lateness) * 1_000_000
+            harness.revision += 1
+            flushes += Self.writes(harness.handle(.tick([sample], revision: harness.revision))).count
+        }
+        #expect(flushes == 7)
+    }
+
     @Test func aLimitShieldsItsAppOnceTheDailyUseIsReached() throws {
         var harness = Harness()
         harness.handle(.restarted(nil))

@@ -94,6 +94,8 @@ public struct DaemonRuntime {
     var batch = StoreWriter.Batch()
     var dayRecords = DayRecordState()
     private var lastFlush: Duration?
+    /// How much earlier than `flushInterval` after the last flush a tick still flushes.
+    static let flushTolerance: Duration = .milliseconds(100)
     private var countedSinceFlush = false
     private var snapshotRequested = false
     private var lastClockOffset: Int64?
@@ -269,7 +271,9 @@ public struct DaemonRuntime {
         let (intervals, pickups) = tracker.observe(samples, monotonic: monotonic, wall: now.date)
         batch.intervals += intervals
         batch.pickups += pickups
-        if lastFlush.map({ monotonic - $0 >= settings.flushInterval }) ?? true {
+        // Ticks come up to ~50 ms late (timer slack), one later than the other: a flush due "a second after the last"
+        // would then skip every other tick. What is counted waits at most one interval plus the lateness.
+        if lastFlush.map({ monotonic - $0 >= settings.flushInterval - Self.flushTolerance }) ?? true {
             actions.append(flush(at: now, withSnapshot: countedSinceFlush || snapshotRequested))
             countedSinceFlush = false
             snapshotRequested = false
