@@ -43,7 +43,19 @@ struct StopCommand: ParsableCommand {
             print("screentimed is stopped; shielded apps stay frozen (`screentime stop --release` thaws them)")
             return
         }
-        let enforcer = Enforcer(stateFile: StateFile(path: FilePath(settings.enforcementStatePath)), freezer: try? Freezer())
+        // Held while releasing: a daemon started meanwhile (D-Bus activation, a timer) waits for it, then takes over
+        // a state file that lists what is still held, rather than this command thawing what that daemon froze and
+        // emptying its file.
+        let lock: InstanceLock
+        do {
+            lock = try InstanceLock(path: settings.lockPath)
+        } catch {
+            printError("screentime: \(error)")
+            throw ExitCode(1)
+        }
+        defer { lock.release() }
+        let enforcer = Enforcer(
+            stateFile: StateFile(path: FilePath(settings.enforcementStatePath)), freezer: try? Freezer())
         do {
             try enforcer.adoptStateFile()
         } catch {
