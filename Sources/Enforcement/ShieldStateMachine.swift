@@ -237,6 +237,10 @@ public struct ShieldStateMachine: Sendable {
         var loose: Set<ProcessIdentity> = state.stopped.subtracting(state.escalated)
         var confine: [ProcessIdentity] = []
         for process in processes where !state.escalated.contains(process.identity) {
+            // Observed outside the scope it was moved into (its owner moved it on, which thaws it): moved again.
+            if process.ownCgroup == nil, state.confined[process.identity] != nil {
+                state.confined[process.identity] = nil
+            }
             if let cgroup = process.ownCgroup ?? state.confined[process.identity], !state.unfreezable.contains(cgroup) {
                 state.frozen.insert(cgroup)
             } else if process.confinable, state.confined[process.identity] == nil,

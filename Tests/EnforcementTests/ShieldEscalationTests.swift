@@ -58,10 +58,25 @@ import Testing
         machine.record(.confined(scope), of: first[0])
         #expect(machine.held.apps == [.init(app: game, frozen: [scope])])
         #expect(machine.stoppedUnderShield.isEmpty)
-        let second = machine.tick(desired: [game: .freeze], observed: observed, at: start + .seconds(1))
+        // The daemon reads the process's cgroup again: in the scope now.
+        let inScope = [game: [ObservedProcess(shared, ownCgroup: scope)]]
+        let second = machine.tick(desired: [game: .freeze], observed: inScope, at: start + .seconds(1))
         #expect(second == [.freeze(scope, app: game)])
-        let released = machine.tick(desired: [:], observed: observed, at: start + .seconds(2))
+        let released = machine.tick(desired: [:], observed: inScope, at: start + .seconds(2))
         #expect(released == [.thaw(scope, app: game)])
+    }
+
+    /// A confined process found outside its scope (its owner moved it back into a cgroup of their tree, which thawed
+    /// it) is moved again, not left running while the empty scope is frozen tick after tick.
+    @Test func aConfinedProcessMovedOutOfItsScopeIsConfinedAgain() {
+        var machine = ShieldStateMachine()
+        let shared = [game: [ObservedProcess(self.shared, confinable: true)]]
+        let first = machine.tick(desired: [game: .freeze], observed: shared, at: start)
+        machine.record(.confined(scope), of: first[0])
+        let inScope = [game: [ObservedProcess(self.shared, ownCgroup: scope)]]
+        record(&machine, machine.tick(desired: [game: .freeze], observed: inScope, at: start + .seconds(1)))
+        let movedOut = machine.tick(desired: [game: .freeze], observed: shared, at: start + .seconds(2))
+        #expect(movedOut == [.freeze(scope, app: game), .confine(self.shared, app: game)])
     }
 
     @Test func aProcessThatCannotBeConfinedIsStoppedInstead() {

@@ -12,12 +12,11 @@ extension Daemon {
         // nothing would be shielded, and what a previous run held would be let go.
         guard collector.snapshotRevision > 0, !runtime.shields.isEmpty || !enforcer.isIdle else { return }
         let table = collector.table
-        // A process held in a frozen cgroup of its own that its owner moved elsewhere is found here, by the next tick.
+        // Where each shielded process is now: one held in a frozen cgroup of its own that its owner moved elsewhere,
+        // or one this daemon moved into a scope (the table read it before), is found here, by the next tick.
         if let observed = enforcementInputs?.observed {
             for processes in observed.values {
-                for process in processes where process.ownCgroup != nil {
-                    table.rereadControlGroup(of: process.identity.pid)
-                }
+                for process in processes { table.rereadControlGroup(of: process.identity.pid) }
             }
         }
         if enforcementInputs?.tableChanges != table.changeCount

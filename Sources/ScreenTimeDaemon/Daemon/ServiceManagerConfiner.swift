@@ -27,8 +27,11 @@ final class ServiceManagerConfiner: ProcessConfiner {
 
     func confine(_ process: ProcessIdentity, app: AppID) throws(EnforcementError) -> CgroupPath? {
         guard let status = ProcessStatus.read(process.pid), status.startTime == process.startTime else { return nil }
-        let bus = try connection()
         let name = ControlGroup.shieldScopePrefix + "\(Self.unitNamePart(app.rawValue))-\(process.pid.rawValue).scope"
+        // Moved by an earlier shield and left there when it was lifted: the scope is there already (starting it again
+        // would fail, the unit exists).
+        if let line = Self.unifiedCgroup(of: process.pid), line.hasSuffix("/" + name) { return CgroupPath(line) }
+        let bus = try connection()
         var properties: [BusValue] = [
             Bus.unitProperty("PIDs", .array(elementSignature: "u", [.uint32(UInt32(process.pid.rawValue))])),
             Bus.unitProperty("Description", .string("\(app.rawValue), shielded by Screen Time")),
@@ -45,12 +48,20 @@ final class ServiceManagerConfiner: ProcessConfiner {
         do {
             try bus.startTransientUnit(name, properties: properties, timeout: .seconds(1))
         } catch {
+            // Unless the manager itself refused, the connection may be what failed (the bus restarted, the call
+            // timed out): the next move opens a new one.
+            if !(error.remoteError?.name.hasPrefix("org.freedesktop.systemd1.") ?? false) { self.bus = nil }
             throw EnforcementError(.confineFailed, "moving \(process) into \(name): \(error)")
         }
         // The manager moves the process while it starts the scope; the reply may come first.
         for _ in 0..<100 {
             guard let line = Self.unifiedCgroup(of: process.pid) else { return nil }
-            if line.hasSuffix("/" + name) { return CgroupPath(line) }
+            if line.hasSuffix("/" + name) {
+                // The pid the manager moved is still this process's, not a new one's that reused it meanwhile (that
+                // one is left unfrozen in the scope).
+                guard ProcessStatus.read(process.pid)?.startTime == process.startTime else { return nil }
+                return CgroupPath(line)
+            }
             usleep(1000)
         }
         throw EnforcementError(.confineFailed, "\(process) did not arrive in \(name)")
