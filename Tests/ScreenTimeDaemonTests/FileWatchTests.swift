@@ -32,6 +32,14 @@ import Testing
 
         unlink(policy)
         #expect(watch.changes() == [policy])
+
+        // Created anew (an editor that removes and creates): reported once written, not while still empty.
+        let created = open(policy, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        #expect(created >= 0)
+        #expect(watch.changes().isEmpty)
+        _ = "e".withCString { Glibc.write(created, $0, 1) }
+        close(created)
+        #expect(watch.changes() == [policy])
     }
 
     @Test("a folder written with a final / reports any file added, changed or removed in it")

@@ -44,6 +44,12 @@ final class FileWatch {
 
     deinit { try? fileDescriptor.close() }
 
+    /// Whether `path` is an empty regular file (links not followed: a link made in place of a file is a change).
+    private static func isEmptyFile(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
+    }
+
     /// The watched paths that had events since the last call (empty when none is pending). Never blocks.
     func changes() -> Set<String> {
         var changed: Set<String> = []
@@ -53,15 +59,20 @@ final class FileWatch {
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= count {
-                let (watch, length) = buffer.withUnsafeBytes { raw in
+                let (watch, mask, length) = buffer.withUnsafeBytes { raw in
                     let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.wd, Int(event.len))
+                    return (event.wd, event.mask, Int(event.len))
                 }
-                let name = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
-                if let path = names[watch]?[String(decoding: name, as: UTF8.self)] ?? names[watch]?[""] {
-                    changed.insert(path)
-                }
+                let bytes = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
+                let name = String(decoding: bytes, as: UTF8.self)
                 offset += header + length
+                guard let path = names[watch]?[name] ?? names[watch]?[""] else { continue }
+                // A file just created is empty until it is written (an editor that saves by removing and creating
+                // anew): its IN_CLOSE_WRITE follows. Read now, it would be an empty policy: no limits for a moment.
+                if mask & UInt32(IN_CREATE) != 0, Self.isEmptyFile(names[watch]?[name] != nil ? path : path + name) {
+                    continue
+                }
+                changed.insert(path)
             }
         }
     }
