@@ -72,6 +72,9 @@ import Testing
             name: "bad time", text: "[[downtime]]\nname = \"a\"\nstart = \"25:00\"\nend = \"07:00\"\n", line: 3,
             column: 9, message: "bad time \"25:00\"; write 24-hour HH:MM (or HH:MM:SS), e.g. \"07:00\""),
         Case(
+            name: "signed time", text: "[[downtime]]\nname = \"a\"\nstart = \"+1:-0\"\nend = \"07:00\"\n", line: 3,
+            column: 9, message: "bad time \"+1:-0\"; write 24-hour HH:MM (or HH:MM:SS), e.g. \"07:00\""),
+        Case(
             name: "app with a path", text: "always_allowed = [\"/usr/bin/foo\"]\n", line: 1, column: 19,
             message: "\"/usr/bin/foo\" is not an app name; use a desktop-entry id (org.gnome.Calculator) or an "
                 + "executable's file name without a path (supertuxkart)"),

@@ -211,7 +211,8 @@ struct PolicyTableReader {
             return wrongType(key, value, expected: "a time string like \"21:30\"")
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+        guard parts.count == 2 || parts.count == 3,
+            parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { ("0"..."9").contains($0) } }),
             let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute),
             let second = parts.count == 3 ? Int(parts[2]) : 0, (0...59).contains(second)
         else {
