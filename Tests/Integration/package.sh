@@ -313,6 +313,20 @@ inside rm -f /etc/screentime/users/sbuser1.toml
 check "without the child's own policy the default covers them" \
     inside sh -c 'screentime policy check --system | grep -Eq "default.toml: covers every regular user .*: (.*, )?sbuser1(,|$)"'
 
+# A user's own daemon holds apps too (its state file lists a process of theirs it stopped): removing the package
+# releases them.
+inside systemd-run --quiet --uid=sbuser1 --unit=own-game /bin/sleep 1000
+OWN=$(inside systemctl show -p MainPID --value own-game.service)
+inside kill -STOP "$OWN"
+OWN_START=$(inside awk '{print $22}' "/proc/$OWN/stat")
+inside runuser -u sbuser1 -- sh -c "mkdir -p /home/sbuser1/.local/state/screentime && printf '%s' \
+    '{\"version\":1,\"apps\":[{\"app\":\"own-game\",\"frozen\":[],\"stopped\":[{\"pid\":$OWN,\"startTime\":$OWN_START}]}]}' \
+    > /home/sbuser1/.local/state/screentime/enforcement.json"
+check "the user's own shielded process is stopped before the removal" \
+    test "$(inside awk '{print $3}' "/proc/$OWN/stat")" = T
+
 inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q screentime >> "$WORK/apt.log" 2>&1
 check "removing the package stops the daemon" test "$(inside systemctl is-active screentimed.service)" != active
+check "removing the package releases what a user's own daemon held" \
+    wait_for 3 sh -c "[ \"\$($SANDBOX run $NAME -- awk '{print \$3}' /proc/$OWN/stat)\" != T ]"
 summary
