@@ -44,6 +44,7 @@ public final class StoreWriter: Service, Sendable {
         public var movedAside: [String] = []
     }
 
+    /// Held while the ledger is opened or written (which can wait on the disk, or on another writer for seconds).
     private struct State {
         var recorder: UsageRecorder
         var nextOpenAttempt: ContinuousClock.Instant?
@@ -55,6 +56,9 @@ public final class StoreWriter: Service, Sendable {
     private let databasePath: String
     private let snapshotFile: SnapshotFile
     private let state: Mutex<State>
+    /// What the loop reads each tick (`health`, `withDatabase`), under a lock of its own held for a copy only: a tick
+    /// never waits for the disk.
+    private let published = Mutex<(health: Health, database: UsageDatabase?)>((Health(), nil))
     private let batches: AsyncStream<Batch>
     private let continuation: AsyncStream<Batch>.Continuation
     private let logger: Logger
@@ -79,20 +83,28 @@ public final class StoreWriter: Service, Sendable {
     /// No batch will follow: the service writes what is queued and waits for its turn to stop.
     public func finish() { continuation.finish() }
 
-    /// How the store is doing now.
-    public var health: Health { state.withLock { $0.health } }
+    /// How the store is doing now (as of the last open or write).
+    public var health: Health { published.withLock { $0.health } }
 
     /// Runs `body` with the ledger; nil when the ledger is not open (yet). For the few reads and writes outside
     /// batches (reports, D-Bus clients' records): GRDB's writer serializes them with the batches.
     public func withDatabase<Result: Sendable>(_ body: (UsageDatabase) throws -> Result) throws -> Result? {
-        let database = state.withLock { $0.recorder.database }
+        let database = published.withLock { $0.database }
         return try database.map(body)
     }
 
     public func run() async {
-        state.withLock { openIfDue(&$0) }
+        state.withLock { state in
+            openIfDue(&state)
+            publish(state)
+        }
         for await batch in batches { write(batch) }
         try? await gracefulShutdown()
+    }
+
+    /// Makes what `state` says readable by `health` and `withDatabase`.
+    private func publish(_ state: State) {
+        published.withLock { $0 = (state.health, state.recorder.database) }
     }
 
     private func write(_ batch: Batch) {
@@ -108,6 +120,7 @@ public final class StoreWriter: Service, Sendable {
             for pickup in batch.pickups { state.recorder.record(pickup) }
             for grant in batch.grants { state.recorder.record(grant) }
             state.recorder.record(batch.records)
+            defer { publish(state) }
             if state.recorder.database == nil { openIfDue(&state) }
             guard state.recorder.database != nil else {
                 state.health.pending = state.recorder.pendingCount
