@@ -163,6 +163,9 @@ public final class Enforcer {
             let result = perform(action, seen: seen)
             machine.record(result, of: action)
             report.entries.append(.init(action: action, result: result))
+            // A move into a scope can take a second: what it froze or stopped is on file before the next begins, so
+            // that a daemon killed meanwhile leaves nothing held that its state file doesn't name.
+            if case .confine = action { saveIfChanged(into: &report) }
         }
         saveIfChanged(into: &report)
         if retainedChangeCount != machine.changeCount {
