@@ -152,8 +152,11 @@ import Testing
         ("a = 1.\n", "`1.` is not a number"),
         ("a = .5\n", "unknown value `.5`; strings need quotes: \".5\""),
         ("a = 9223372036854775808\n", "`9223372036854775808` is too large for a 64-bit integer"),
-        ("a = 1979-05-27T25:00:00\n", "`1979-05-27T25:00:00` is not a date-time; write 1979-05-27, "
-            + "1979-05-27T07:32:00 or 1979-05-27T07:32:00Z"),
+        (
+            "a = 1979-05-27T25:00:00\n",
+            "`1979-05-27T25:00:00` is not a date-time; write 1979-05-27, "
+                + "1979-05-27T07:32:00 or 1979-05-27T07:32:00Z"
+        ),
         ("a = \"\\uD800\"\n", "`\\uD800` is not a Unicode scalar value"),
         ("a = 'x\u{01}'\n", "control character U+0001 in a string; write it as an escape such as `\\u0007`"),
         ("a = 1\na = 2\n", "duplicate key `a`; it is already set on line 1"),
@@ -163,5 +166,13 @@ import Testing
     func refusesInvalidTOML(text: String, message: String) {
         let (_, errors) = TOMLParser.parse(text)
         #expect(errors.map(\.message) == [message])
+    }
+
+    /// Every broken line is reported, also lines right after another broken one; a broken array's own lines are not.
+    @Test func reportsEveryBrokenLineOfARun() {
+        let text =
+            "[[limit]]\nname \"games\"\ndaily \"1h\"\napps [\"x\"]\nwarning = 5m\nb = [\n  \"x\"\n  \"y\",\n  1,\n]\n"
+        let (_, errors) = TOMLParser.parse(text)
+        #expect(errors.map(\.position.line) == [2, 3, 4, 5, 8])
     }
 }

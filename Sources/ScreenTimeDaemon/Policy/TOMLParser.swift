@@ -2,8 +2,9 @@
 /// first, and never recurses deeper than `maximumDepth`: arrays, inline tables and table names nested deeper are
 /// refused with an error instead of exhausting the stack.
 ///
-/// After a syntax error it skips to the next line that starts a statement (`key =`, `[table]`, `[[table]]`), so
-/// each line reports at most one error and the lines of a broken multi-line value report none.
+/// After a syntax error it skips to the next line that starts a statement (`key =`, `[table]`, `[[table]]`, or a key
+/// and a value missing the `=` between them), so each line reports at most one error and the lines of a broken
+/// multi-line value report none.
 struct TOMLParser {
     /// How deep tables and arrays may nest: each array, inline table and table a key part names counts
     /// (`[a.b]` is 2 deep; `x = [[1]]` at the top level is 2, in `[a.b]` 4).
@@ -68,7 +69,11 @@ struct TOMLParser {
             return probe.current == nil || probe.current == "#" || probe.atNewline
         }
         guard scalar != "#", !TOMLScanner.isNewline(scalar), (try? probe.parseKey()) != nil else { return false }
-        return probe.current == "="
+        if probe.current == "=" { return true }
+        // A bare key followed by a value without its `=` (`name "games"`, `apps ["x"]`) is a statement with a mistake
+        // of its own, reported too; not the values on a broken array's lines (`"x",`, `1,`, `true`).
+        guard scalar != "\"", scalar != "'", let next = probe.current else { return false }
+        return next != "," && next != "]" && next != "}" && next != "#" && !probe.atNewline
     }
 
     private mutating func parseHeader() throws(TOMLSyntaxError) {
