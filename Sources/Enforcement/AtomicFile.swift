@@ -18,10 +18,10 @@ public enum AtomicFile {
                 try Syscall.fsync(descriptor)
             }
             try Syscall.rename(temporary, to: path)
-        } catch let error as Errno {
-            throw error
         } catch {
-            throw Errno.ioError
+            // Nothing left behind (on a full disk, a partial temporary file would hold the blocks that are short).
+            _ = try? Syscall.unlink(temporary)
+            throw error as? Errno ?? Errno.ioError
         }
     }
 }

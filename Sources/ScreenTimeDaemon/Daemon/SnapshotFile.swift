@@ -21,18 +21,25 @@ public struct SnapshotFile: Sendable {
         try AtomicFile.write(blob, to: FilePath(path))
     }
 
-    /// The last snapshot: from the file, or, when the file is missing or unreadable (a first start after an
-    /// upgrade), from the ledger at `databasePath`, read without waiting for locks. Nil when neither has one.
+    /// The last snapshot: the newer of the file's (by its modification time) and the one in the ledger at
+    /// `databasePath` (by when it was saved; read without waiting for locks). The ledger's is newer when the file
+    /// could not be replaced (a full disk: a new file needs a block, the ledger's log reuses its own) or is missing
+    /// (a first start after an upgrade). Nil when neither has one.
     public func load(orFromDatabaseAt databasePath: String, scope: String) -> (EngineSnapshot, source: String)? {
         let decoder = JSONDecoder()
+        var fromFile: (snapshot: EngineSnapshot, modified: Date)?
         if let data = FileManager.default.contents(atPath: path),
-            let snapshot = try? decoder.decode(EngineSnapshot.self, from: data)
+            let snapshot = try? decoder.decode(EngineSnapshot.self, from: data),
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
         {
-            return (snapshot, path)
+            fromFile = (snapshot, modified)
         }
-        guard let record = UsageDatabase.snapshot(inFileAt: databasePath, scope: scope),
+        if let record = UsageDatabase.snapshot(inFileAt: databasePath, scope: scope),
+            fromFile.map({ record.savedAt > $0.modified }) ?? true,
             let snapshot = try? decoder.decode(EngineSnapshot.self, from: record.blob)
-        else { return nil }
-        return (snapshot, databasePath)
+        {
+            return (snapshot, databasePath)
+        }
+        return fromFile.map { ($0.snapshot, path) }
     }
 }
