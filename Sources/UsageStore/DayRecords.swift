@@ -14,17 +14,30 @@ public struct DayRecords: Hashable, Sendable {
     public init() {}
 
     /// How many rows wait to be written.
-    public var count: Int { appLabels.count + notifications.count + appNotifications.count + shieldIntervals.count + dailyLimits.count }
+    public var count: Int {
+        appLabels.count + notifications.count + appNotifications.count + shieldIntervals.count + dailyLimits.count
+    }
 
     /// Whether nothing waits.
     public var isEmpty: Bool { count == 0 }
 
-    /// Adds `other`'s rows after these.
+    /// Adds `other`'s rows after these. A shield interval already waiting (same user, kind, token and start) is
+    /// replaced by its later extension: while the ledger can't be written, every flush extends each open shield, and
+    /// those would pile up by the second.
     public mutating func append(_ other: DayRecords) {
         appLabels += other.appLabels
         notifications += other.notifications
         appNotifications += other.appNotifications
-        shieldIntervals += other.shieldIntervals
+        for interval in other.shieldIntervals {
+            if let index = shieldIntervals.lastIndex(where: {
+                ($0.uid, $0.kind, $0.token, $0.startMilliseconds)
+                    == (interval.uid, interval.kind, interval.token, interval.startMilliseconds)
+            }) {
+                shieldIntervals[index] = interval
+            } else {
+                shieldIntervals.append(interval)
+            }
+        }
         dailyLimits += other.dailyLimits
     }
 }

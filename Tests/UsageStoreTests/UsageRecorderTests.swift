@@ -101,6 +101,30 @@ import UsageStore
         #expect(try intervalRows(database).isEmpty)
     }
 
+    /// While the ledger can't be written, each flush extends every open shield: one row waits per shield, its latest
+    /// extension, not one per second (a day of a read-only disk would fill the daemon's memory), and it is written.
+    @Test func aShieldExtendedWhileTheLedgerIsUnwritableWaitsAsOneRow() throws {
+        var recorder = UsageRecorder(database: nil, bootID: "boot-a")
+        for second in 1...3600 {
+            var records = DayRecords()
+            records.shieldIntervals = [
+                ShieldIntervalRecord(
+                    user: user, kind: .application, token: "tok-game", start: morning,
+                    end: morning + TimeInterval(second), duration: .seconds(second)),
+                ShieldIntervalRecord(
+                    user: user, kind: .category, token: "cat-games", start: morning,
+                    end: morning + TimeInterval(second), duration: .seconds(second)),
+            ]
+            recorder.record(records)
+        }
+        #expect(recorder.pendingCount == 2)
+        let database = try UsageDatabase.inMemory()
+        recorder.attach(database)
+        try recorder.flush()
+        let rows = try database.writer.read { db in try ShieldIntervalRecord.fetchAll(db) }
+        #expect(rows.map(\.durationMilliseconds) == [3_600_000, 3_600_000])
+    }
+
     @Test func snapshotsAreSavedPerScopeAndReplaced() throws {
         let database = try UsageDatabase.inMemory()
         var recorder = UsageRecorder(database: database, bootID: "boot-a")
