@@ -87,16 +87,19 @@ struct UsageTally {
     /// Credits the time since the previous snapshot to the apps in use now (at most 2 s, so a stall invents nothing).
     mutating func add(_ snapshot: ActivitySnapshot, elapsed: Duration) {
         let credit = min(elapsed, .seconds(2))
+        // An app in use in two sessions of one user at once is in use once (as the daemon counts it).
+        var inUse: [UserID: [AppID: String]] = [:]
         for session in snapshot.sessions where session.presence == .active {
-            var apps: [(AppID, String)] = []
             switch session.focus {
             case .terminal, .window:
-                if let front = session.foreground { apps = [(front.id, front.name)] }
+                if let front = session.foreground { inUse[session.user, default: [:]][front.id] = front.name }
             case .fallback:
-                apps = session.runningApps.map { ($0.id, $0.name) }
+                for app in session.runningApps { inUse[session.user, default: [:]][app.id] = app.name }
             }
+        }
+        for (user, apps) in inUse {
             for (id, name) in apps {
-                seconds[session.user, default: [:]][id, default: .zero] += credit
+                seconds[user, default: [:]][id, default: .zero] += credit
                 names[id] = name
             }
         }

@@ -30,8 +30,11 @@ cp /bin/sleep "$EVIL"
 # whose terminals `now` leaves out without logind.
 AS=()
 [ "$(id -u)" = 0 ] && AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-EVIL_PATH=$EVIL "${AS[@]}" script -qfc 'exec "$EVIL_PATH" 60' /dev/null > /dev/null 2>&1 &
-PIDS+=($!)
+# Twice, on two terminals: one user's app in use in two sessions at once is in use once.
+for _ in 1 2; do
+    EVIL_PATH=$EVIL "${AS[@]}" script -qfc 'exec "$EVIL_PATH" 60' /dev/null > /dev/null 2>&1 &
+    PIDS+=($!)
+done
 sleep 0.5
 no_escape() { ! grep -q "$ESC" "$1" && ! grep -qP '\x07|\xc2\x9b' "$1"; }
 no_fake_line() { ! grep -q '^Session 99' "$1"; }
@@ -56,6 +59,16 @@ wait "$WATCH" 2>/dev/null || true
 check "now --watch into a pipe wrote something" test -s "$SCRATCH/watch.out"
 check "now --watch into a pipe writes no escape code" no_escape "$SCRATCH/watch.out"
 check "now --watch into a pipe shows the program, its line feed as \\n" sh -c "grep -qF 'game\\e[2J\\e[31mred\\nSession 99' '$SCRATCH/watch.out' && ! grep -q '^Session 99' '$SCRATCH/watch.out'"
+"$BIN/screentime" now --watch --json > "$SCRATCH/watch.json" 2>&1 &
+WATCH=$!
+PIDS+=($WATCH)
+sleep 6
+kill "$WATCH" 2>/dev/null || true
+wait "$WATCH" 2>/dev/null || true
+USED=$(tail -n 1 "$SCRATCH/watch.json" | jq '[.usageSeconds[] | .[]] | max // 0')
+echo "now --watch: the app in front on two terminals counted $USED s in 6 s"
+check "now --watch counts an app in front in two sessions of one user once (${USED}s in 6 s)" \
+    test "$USED" -ge 3 -a "$USED" -le 6
 # The policy check reports every mistake, each at its place, and warns of apps nothing here is known by.
 printf '[[limit]]\nname = "games"\napps = ["no-such-game"]\ndaily = "25h"\n[[limit]]\nname = "v"\ndaily = "0s"\n' \
     > "$SCRATCH/two.toml"
