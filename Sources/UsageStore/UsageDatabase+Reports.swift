@@ -135,10 +135,11 @@ struct Span {
     }
 
     /// The time `spans` cover between `from` and `to`, each instant counted once: the wall time covered by any span,
-    /// at the rate (use per wall millisecond, below 1 when the machine slept) of the spans covering it, the higher
-    /// where two overlap. An instant span counts its duration when it lies in the range. One pass after sorting.
+    /// at the rate (use per wall millisecond, below 1 when the machine slept) of the spans covering it, the highest
+    /// where several overlap. An instant span counts its duration when it lies in the range. One sweep over the
+    /// spans' edges after sorting them.
     static func union(_ spans: [Span], from: Int64, to: Int64) -> Duration {
-        var pieces: [(start: Int64, end: Int64, rate: Double)] = []
+        var edges: [(at: Int64, rate: Double, opens: Bool)] = []
         var instants: Int64 = 0
         for span in spans {
             if span.end == span.start {
@@ -147,26 +148,22 @@ struct Span {
             }
             let start = max(span.start, from)
             let end = min(span.end, to)
-            if end > start { pieces.append((start, end, Double(span.duration) / Double(span.end - span.start))) }
+            guard end > start else { continue }
+            let rate = Double(span.duration) / Double(span.end - span.start)
+            edges.append((start, rate, true))
+            edges.append((end, rate, false))
         }
-        pieces.sort { $0.start < $1.start }
+        edges.sort { $0.at < $1.at }
         var total = 0.0
-        var current: (start: Int64, end: Int64, rate: Double)?
-        for piece in pieces {
-            guard var open = current, piece.start < open.end else {
-                if let open = current { total += Double(open.end - open.start) * open.rate }
-                current = piece
-                continue
-            }
-            // Up to where the next piece starts at the open rate; the overlap once, at the higher rate; what is
-            // left of either stays open.
-            total += Double(piece.start - open.start) * open.rate
-            let overlapEnd = min(open.end, piece.end)
-            total += Double(overlapEnd - piece.start) * max(open.rate, piece.rate)
-            open = piece.end > open.end ? (open.end, piece.end, piece.rate) : (piece.end, open.end, open.rate)
-            current = open.end > open.start ? open : nil
+        // The rates of the spans covering the sweep's position, each with how many spans have it.
+        var covering: [Double: Int] = [:]
+        var position = edges.first?.at ?? 0
+        for edge in edges {
+            if edge.at > position, let rate = covering.keys.max() { total += Double(edge.at - position) * rate }
+            position = edge.at
+            let count = (covering[edge.rate] ?? 0) + (edge.opens ? 1 : -1)
+            covering[edge.rate] = count > 0 ? count : nil
         }
-        if let open = current { total += Double(open.end - open.start) * open.rate }
         return .milliseconds(Int64(total.rounded()) + instants)
     }
 }

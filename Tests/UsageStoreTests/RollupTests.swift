@@ -130,3 +130,26 @@ import Testing
         #expect(rolled.first?.durationByApplication == raw.durationByApplication)
     }
 }
+
+/// The time several intervals of one app cover, at the rate each counted (below one where the machine slept).
+@Suite struct SpanUnionTests {
+    /// Three overlapping spans at different rates: each stretch counts once, at the highest rate covering it
+    /// (0–10 at 1, 10–15 at 0.5: 12.5 s). The one open stretch's split left a piece starting before it, and counted
+    /// 14 s.
+    @Test func overlappingSpansAtDifferentRatesCountEachStretchOnceAtTheHighestRate() {
+        let spans = [
+            Span(start: 0, end: 10_000, duration: 10_000), Span(start: 5_000, end: 15_000, duration: 5_000),
+            Span(start: 6_000, end: 9_000, duration: 3_000),
+        ]
+        #expect(Span.union(spans, from: 0, to: 20_000) == .milliseconds(12_500))
+        #expect(Span.union(spans, from: 8_000, to: 12_000) == .milliseconds(3_000))
+    }
+
+    @Test func spansApartAddUpAndAnInstantCountsItsDuration() {
+        let spans = [
+            Span(start: 0, end: 1_000, duration: 1_000), Span(start: 2_000, end: 4_000, duration: 1_000),
+            Span(start: 5_000, end: 5_000, duration: 300),
+        ]
+        #expect(Span.union(spans, from: 0, to: 10_000) == .milliseconds(2_300))
+    }
+}
