@@ -26,7 +26,6 @@ extension Daemon {
             var observed: [AppID: [ObservedProcess]] = [:]
             for (user, shield) in runtime.shields {
                 let catalog = collector.catalog(for: user)
-                let manager = "/user@\(user.rawValue).service/"
                 // App by app (a few dozen), not process by process: only a shielded app's processes are looked at.
                 for (app, pids) in table.processIDsByApp {
                     let label = catalog.label(for: app)
@@ -46,23 +45,8 @@ extension Daemon {
                             desired[app] = desired[app].map { $0 == mode ? mode : .freeze } ?? mode
                             decided = true
                         }
-                        let path = entry.controlGroup?.path
-                        // The daemon's own unit is never rearranged.
-                        let movable = path.map { !$0.contains("/screentimed.service") } ?? false
-                        let cgroup: CgroupPath?
-                        let confinable: Bool
-                        if settings.system {
-                            // Everything under user@UID.service is the user's to write (cgroup.freeze, cgroup.procs):
-                            // every process is moved into a scope of the system manager, which only root can change.
-                            cgroup = path.flatMap {
-                                ControlGroup.isGuardianShieldScope($0, of: user) ? CgroupPath($0) : nil
-                            }
-                            confinable = movable
-                        } else {
-                            cgroup = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-                            // Only the service manager's own tree can be rearranged.
-                            confinable = movable && path?.contains(manager) == true
-                        }
+                        let (cgroup, confinable) = Self.placement(
+                            of: pid, of: user, in: entry.controlGroup?.path, system: settings.system)
                         observed[app, default: []].append(
                             ObservedProcess(entry.identity, ownCgroup: cgroup, confinable: confinable))
                     }
@@ -88,6 +72,29 @@ extension Daemon {
             return !desktopEntry.noDisplay
         }
         return AppResolver().runsUsersOwnProgram(entry)
+    }
+
+    /// Where a shield finds the process `pid` of `user`, in the cgroup at `path`: the cgroup it may freeze as the
+    /// process's own, if any, and whether the process can be moved into a scope of its own instead.
+    ///
+    /// A user's daemon freezes an app's own scope or service, and moves a process out of a cgroup it shares only
+    /// within its service manager's tree. A guardian's freezes only the scopes of its system manager it made, and each
+    /// only for the process it made it for (what that process started later lives there too, but is not what the
+    /// guardian found: a released terminal's scope holds every game run from it), since everything under
+    /// user@UID.service is the user's to write (`cgroup.freeze`, `cgroup.procs`); it moves any other process.
+    static func placement(of pid: ProcessID, of user: UserID, in path: String?, system: Bool) -> (
+        ownCgroup: CgroupPath?, confinable: Bool
+    ) {
+        // The daemon's own unit is never rearranged.
+        let movable = path.map { !$0.contains("/screentimed.service") } ?? false
+        if system {
+            let own = path.flatMap {
+                ControlGroup.guardianShieldScopeProcess($0, of: user) == pid ? CgroupPath($0) : nil
+            }
+            return (own, movable)
+        }
+        let own = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
+        return (own, movable && path?.contains("/user@\(user.rawValue).service/") == true)
     }
 
     /// This process: never held, whatever its policy says.
