@@ -13,6 +13,8 @@ PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$SCRATCH"' EXIT
 export HOME=$SCRATCH XDG_DATA_HOME=$SCRATCH/data XDG_STATE_HOME=$SCRATCH/state XDG_CONFIG_HOME=$SCRATCH/config
 export XDG_RUNTIME_DIR=$SCRATCH/run XDG_DATA_DIRS=$SCRATCH/none
+# No bus but the one each check names: an inherited one could answer `status`.
+unset DBUS_SESSION_BUS_ADDRESS SCREENTIME_BUS_ADDRESS SCREENTIME_BUS
 mkdir -p "$XDG_DATA_HOME/applications" "$XDG_RUNTIME_DIR"
 ESC=$(printf '\033')
 # Desktop entries and a running program whose names hold escape codes, a line feed (the entry's `\n`, the file name's
