@@ -65,6 +65,33 @@ import Testing
         #expect(collector.catalog(for: user).desktopEntries.entries["kde-new"] != nil)
     }
 
+    /// An applications folder that is a link (dotfiles, a profile) pointed elsewhere: the catalog follows the link's
+    /// new target from the next tick, not the folder it named at the start.
+    @Test func anApplicationsLinkPointedElsewhereIsFollowed() throws {
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let directory = try processes.temporaryDirectory("st-catalog-link")
+        try writeFile("\(directory)/a/org.example.A.desktop", "[Desktop Entry]\nType=Application\nName=A\nExec=a\n")
+        try writeFile("\(directory)/b/org.example.B.desktop", "[Desktop Entry]\nType=Application\nName=B\nExec=b\n")
+        try writeFile("\(directory)/data/.keep", "")
+        #expect(symlink("\(directory)/a", "\(directory)/data/applications") == 0)
+        var configuration = Collector.Configuration()
+        configuration.environment = [
+            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
+            "XDG_CONFIG_HOME": "\(directory)/config",
+        ]
+        let collector = Collector(configuration: configuration, tokenizer: tokenizer)
+        defer { collector.close() }
+        let user = UserID(getuid())
+        #expect(collector.catalog(for: user).desktopEntries.entries["org.example.A"] != nil)
+        // Re-pointed as a profile switch does: a new link renamed over the old one.
+        #expect(symlink("\(directory)/b", "\(directory)/data/applications.new") == 0)
+        #expect(rename("\(directory)/data/applications.new", "\(directory)/data/applications") == 0)
+        _ = collector.tick(now: .seconds(1), wallNow: Int64(time(nil)))
+        #expect(collector.catalog(for: user).desktopEntries.entries["org.example.B"] != nil)
+        #expect(collector.catalog(for: user).desktopEntries.entries["org.example.A"] == nil)
+    }
+
     @Test func anEntryWrittenAfterTheStartNamesARunningProgramFromTheNextTick() throws {
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }

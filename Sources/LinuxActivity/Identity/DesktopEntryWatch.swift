@@ -56,6 +56,11 @@ final class DesktopEntryWatch {
         for directory in dataDirectories where complete {
             var visited: Set<FileSystem.DirectoryIdentity> = []
             complete = watchTree(directory + "/applications", for: user, visited: &visited)
+            // A watch follows a link to the folder it names: a link pointed elsewhere (a dotfiles or profile switch)
+            // is seen on the folder that holds the link.
+            for path in [directory, directory + "/applications"] where complete && FileSystem.isSymbolicLink(path) {
+                complete = watchLink(path, for: user)
+            }
         }
         if !complete { unwatched.insert(user) }
     }
@@ -126,6 +131,13 @@ final class DesktopEntryWatch {
             guard watchTree(folder + "/" + name, for: user, depth: depth + 1, visited: &visited) else { return false }
         }
         return true
+    }
+
+    /// Watches the folder that holds the link `path` for a change of that name.
+    private func watchLink(_ path: String, for user: UserID) -> Bool {
+        guard let slash = path.lastIndex(of: "/") else { return true }
+        let parent = slash == path.startIndex ? "/" : String(path[..<slash])
+        return add(parent, Interest(user: user, name: String(path[path.index(after: slash)...])))
     }
 
     private func watchAncestor(of folder: String, for user: UserID) -> Bool {

@@ -163,6 +163,12 @@ enum FileSystem {
         return DirectoryIdentity(device: UInt64(result.st_dev), inode: UInt64(result.st_ino))
     }
 
+    /// Whether `path` itself (not what it leads to) is a symbolic link.
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var result = stat()
+        return lstat(path, &result) == 0 && (result.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// Whether a directory entry exists at `path`.
     static func isDirectory(_ path: String) -> Bool {
         guard let result = status(path) else { return false }
