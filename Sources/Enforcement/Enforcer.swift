@@ -103,8 +103,8 @@ public final class Enforcer {
         let actions = machine.tick(desired: desired, observed: observed, at: now)
         let seen = Set(observed.values.joined().map(\.identity))
         let report = run(actions, seen: seen)
-        // A freeze's actions are the same from tick to tick, unless a process resumed too often awaits its SIGKILL.
-        let timeless = desired.values.allSatisfy { $0 == .freeze } && !machine.awaitsTermination
+        // A freeze's actions are the same from tick to tick, unless a process awaits its SIGKILL or another move.
+        let timeless = desired.values.allSatisfy { $0 == .freeze } && !machine.waitsOnTime
         steady = timeless && machine.changeCount == before ? (desired, observed, before, actions, seen) : nil
         return report
     }

@@ -29,8 +29,9 @@ public struct ShieldStateMachine: Sendable {
         var terminating: [ProcessIdentity: ContinuousClock.Instant] = [:]
         /// Processes moved into a scope of their own, with that scope's cgroup (also in `frozen`).
         var confined: [ProcessIdentity: CgroupPath] = [:]
-        /// Processes that could not be moved; they are stopped instead.
-        var unconfinable: Set<ProcessIdentity> = []
+        /// Processes that could not be moved, with when the move failed; they are stopped instead, and moved again
+        /// once `confineRetry` has passed (the manager may have been busy, or its bus restarting).
+        var unconfinable: [ProcessIdentity: ContinuousClock.Instant] = [:]
         /// When each stopped process was found running again, within the last `resumeWindow`.
         var resumes: [ProcessIdentity: [ContinuousClock.Instant]] = [:]
         /// Stopped processes that were resumed too often: terminated although the shield freezes.
@@ -46,6 +47,10 @@ public struct ShieldStateMachine: Sendable {
     public static let resumeWindow: Duration = .seconds(10)
     /// How long an escalated process has between `SIGTERM` and `SIGKILL`.
     public static let escalationGrace: Duration = .seconds(1)
+    /// How long after a failed move into a scope the move is tried again.
+    public static let confineRetry: Duration = .seconds(30)
+    /// The time of the last tick, when the results of its actions come back through `record`.
+    private var lastTick: ContinuousClock.Instant?
     /// Bumped whenever what is held or tracked (frozen cgroups, stopped or terminating processes) changes: `held`
     /// and `trackedProcesses` are the same until it does.
     public private(set) var changeCount: UInt64 = 0
@@ -86,9 +91,10 @@ public struct ShieldStateMachine: Sendable {
     /// Whether the machine holds or shields nothing at all.
     public var isIdle: Bool { apps.isEmpty }
 
-    /// Whether a process was asked to terminate and is not gone yet: a later tick sends it `SIGKILL` once its grace
-    /// is over, so what a tick does depends on the time.
-    public var awaitsTermination: Bool { apps.values.contains { !$0.terminating.isEmpty } }
+    /// Whether a later tick may act otherwise on the same input, as time passes: a process asked to terminate gets
+    /// `SIGKILL` once its grace is over, one that could not be moved into a scope is moved again after
+    /// `confineRetry`.
+    public var waitsOnTime: Bool { apps.values.contains { !$0.terminating.isEmpty || !$0.unconfinable.isEmpty } }
 
     /// The processes stopped with `SIGSTOP` under a shield in force: those a `SIGCONT` from their owner could resume,
     /// for `recheck(running:at:)`.
@@ -131,6 +137,7 @@ public struct ShieldStateMachine: Sendable {
     public mutating func tick(
         desired: [AppID: ShieldMode], observed: [AppID: [ObservedProcess]], at now: ContinuousClock.Instant
     ) -> [EnforcementAction] {
+        lastTick = now
         var actions: [EnforcementAction] = []
         for app in Set(desired.keys).union(apps.keys).sorted() {
             var state = apps[app] ?? AppState()
@@ -142,7 +149,7 @@ public struct ShieldStateMachine: Sendable {
                 state.terminating = [:]
             case .freeze:
                 state.terminating = state.terminating.filter { state.escalated.contains($0.key) }
-                actions += freezeActions(app, &state, processes)
+                actions += freezeActions(app, &state, processes, now: now)
                 actions += terminateActions(
                     app, &state, processes.filter { state.escalated.contains($0.identity) },
                     grace: Self.escalationGrace, now: now)
@@ -180,7 +187,7 @@ public struct ShieldStateMachine: Sendable {
             state.frozen.insert(cgroup)
         case (.confine(let process, _), .failed):
             // The enforcer stopped it instead (`SIGSTOP`); it is held that way from now on.
-            state.unconfinable.insert(process)
+            state.unconfinable[process] = lastTick ?? .now
             state.stopped.insert(process)
         case (.confine, _):
             return
@@ -231,9 +238,9 @@ public struct ShieldStateMachine: Sendable {
             + state.stopped.sorted { $0.pid < $1.pid }.map { .signal(.resume, $0, app: app) }
     }
 
-    private func freezeActions(_ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess])
-        -> [EnforcementAction]
-    {
+    private func freezeActions(
+        _ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess], now: ContinuousClock.Instant
+    ) -> [EnforcementAction] {
         var loose: Set<ProcessIdentity> = state.stopped.subtracting(state.escalated)
         var confine: [ProcessIdentity] = []
         for process in processes where !state.escalated.contains(process.identity) {
@@ -244,7 +251,7 @@ public struct ShieldStateMachine: Sendable {
             if let cgroup = process.ownCgroup ?? state.confined[process.identity], !state.unfreezable.contains(cgroup) {
                 state.frozen.insert(cgroup)
             } else if process.confinable, state.confined[process.identity] == nil,
-                !state.unconfinable.contains(process.identity)
+                state.unconfinable[process.identity].map({ $0.duration(to: now) >= Self.confineRetry }) ?? true
             {
                 confine.append(process.identity)
             } else {

@@ -90,6 +90,21 @@ import Testing
         #expect(second == [.signal(.suspend, shared, app: game)])
     }
 
+    /// A move that failed (the manager busy, its bus restarting) is tried again after `confineRetry`; the process is
+    /// stopped meanwhile.
+    @Test func aFailedMoveIsTriedAgainLater() {
+        var machine = ShieldStateMachine()
+        let observed = [game: [ObservedProcess(shared, confinable: true)]]
+        let first = machine.tick(desired: [game: .freeze], observed: observed, at: start)
+        machine.record(.failed(EnforcementError(.confineFailed, "timed out")), of: first[0])
+        #expect(machine.waitsOnTime)
+        let soon = machine.tick(desired: [game: .freeze], observed: observed, at: start + .seconds(1))
+        #expect(soon == [.signal(.suspend, shared, app: game)])
+        let later = machine.tick(
+            desired: [game: .freeze], observed: observed, at: start + ShieldStateMachine.confineRetry)
+        #expect(later == [.confine(shared, app: game), .signal(.suspend, shared, app: game)])
+    }
+
     @Test func aSessionScopeProcessIsNeverConfinable() {
         #expect(!ObservedProcess(shared, ownCgroup: scope, confinable: true).confinable)
     }
