@@ -112,14 +112,16 @@ import Testing
 
 extension KernelTests {
     /// Real processes: a `SIGCONT` loop against a shield held by `SIGSTOP`.
-    @Suite struct StoppedProcessRecheckTests {
+    @Suite final class StoppedProcessRecheckTests {
         let game = AppID("org.example.Game")
+        /// The enforcer's state file, in the temporary folder; emptied (removed) when the test ends.
+        let stateFile = StateFile(path: FilePath(NSTemporaryDirectory() + "enforcement-\(getpid())-\(UUID()).json"))
+
+        deinit { try? stateFile.save(HeldResources()) }
 
         @Test func aResumedProcessIsStoppedAgainAndTerminatedWhenResumedTooOften() throws {
             let processes = TestProcesses()
             defer { processes.stopAll() }
-            let stateFile = StateFile(path: FilePath(NSTemporaryDirectory() + "enforcement-\(getpid())-\(UUID()).json"))
-            defer { try? stateFile.save(HeldResources()) }
             let enforcer = Enforcer(stateFile: stateFile, freezer: nil)
             let clock = ContinuousClock()
             let victim = try processes.spawn()
@@ -156,8 +158,6 @@ extension KernelTests {
         @Test func anEscalatedProcessThatIgnoresTerminateIsKilledByALaterTick() throws {
             let processes = TestProcesses()
             defer { processes.stopAll() }
-            let stateFile = StateFile(path: FilePath(NSTemporaryDirectory() + "enforcement-\(getpid())-\(UUID()).json"))
-            defer { try? stateFile.save(HeldResources()) }
             let enforcer = Enforcer(stateFile: stateFile, freezer: nil)
             let clock = ContinuousClock()
             let victim = try processes.spawn(TestProcesses.ignoresTerminate)

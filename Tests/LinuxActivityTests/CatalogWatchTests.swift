@@ -8,6 +8,16 @@ import Testing
 @Suite(.serialized) struct CatalogWatchTests {
     let tokenizer = Tokenizer(key: Array(repeating: 9, count: 32))
 
+    /// A collector's configuration whose user's data, system data and configuration folders are in `directory`.
+    static func configuration(in directory: String) -> Collector.Configuration {
+        var configuration = Collector.Configuration()
+        configuration.environment = [
+            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
+            "XDG_CONFIG_HOME": "\(directory)/config",
+        ]
+        return configuration
+    }
+
     /// A limited user's own desktop entries and category overrides could make a game pass for an allowed app: a
     /// guardian's collector reads neither.
     @Test func aGuardiansCatalogHoldsNoneOfTheUsersOwnEntriesOrOverrides() throws {
@@ -18,11 +28,7 @@ import Testing
             "\(directory)/data/applications/org.gnome.Calculator.desktop",
             "[Desktop Entry]\nType=Application\nName=Calculator\nExec=/usr/games/supertuxkart\nCategories=Utility;\n")
         try writeFile("\(directory)/config/screentime/categories.conf", "supertuxkart = utilities\n")
-        var configuration = Collector.Configuration()
-        configuration.environment = [
-            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
-            "XDG_CONFIG_HOME": "\(directory)/config",
-        ]
+        var configuration = Self.configuration(in: directory)
         let user = UserID(getuid())
         let own = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { own.close() }
@@ -50,11 +56,7 @@ import Testing
         try writeFile(
             "\(applications)/kde/konsole.desktop", "[Desktop Entry]\nType=Application\nName=Konsole\nExec=konsole\n")
         #expect(symlink(".", "\(applications)/a") == 0)
-        var configuration = Collector.Configuration()
-        configuration.environment = [
-            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
-            "XDG_CONFIG_HOME": "\(directory)/config",
-        ]
+        let configuration = Self.configuration(in: directory)
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { collector.close() }
         let user = UserID(getuid())
@@ -75,11 +77,7 @@ import Testing
         try writeFile("\(directory)/b/org.example.B.desktop", "[Desktop Entry]\nType=Application\nName=B\nExec=b\n")
         try writeFile("\(directory)/data/.keep", "")
         #expect(symlink("\(directory)/a", "\(directory)/data/applications") == 0)
-        var configuration = Collector.Configuration()
-        configuration.environment = [
-            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
-            "XDG_CONFIG_HOME": "\(directory)/config",
-        ]
+        let configuration = Self.configuration(in: directory)
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { collector.close() }
         let user = UserID(getuid())
@@ -102,11 +100,7 @@ import Testing
         let kart = try processes.start(program, ["600"])
 
         // Neither the data home nor its applications folder exists yet: the watch awaits them on their ancestor.
-        var configuration = Collector.Configuration()
-        configuration.environment = [
-            "XDG_DATA_HOME": "\(directory)/data", "XDG_DATA_DIRS": "\(directory)/system",
-            "XDG_CONFIG_HOME": "\(directory)/config",
-        ]
+        let configuration = Self.configuration(in: directory)
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         defer { collector.close() }
         var second: Int64 = 0
