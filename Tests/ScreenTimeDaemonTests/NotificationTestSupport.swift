@@ -64,34 +64,20 @@ final class PrivateSessionBus {
     init(activatable: [String: String] = [:]) throws {
         directory = try ScratchDirectory()
         let output = directory.path + "/dbus-daemon.out"
-        var configuration = ["--session"]
+        // The session configuration looks for activatable services in $XDG_DATA_HOME and $XDG_DATA_DIRS.
+        var environment: [String]?
         if !activatable.isEmpty {
-            let services = directory.path + "/services"
+            let services = directory.path + "/dbus-1/services"
             try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
             for (name, exec) in activatable {
                 try "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n".write(
                     toFile: services + "/\(name).service", atomically: true, encoding: .utf8)
             }
-            let file = directory.path + "/bus.conf"
-            try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:tmpdir=/tmp</listen>
-              <servicedir>\(services)</servicedir>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(toFile: file, atomically: true, encoding: .utf8)
-            configuration = ["--config-file=\(file)"]
+            environment = ["XDG_DATA_HOME=\(directory.path)", "XDG_DATA_DIRS=\(directory.path)", "PATH=/usr/bin:/bin"]
         }
         let starter = try TestChild(
-            "/usr/bin/dbus-daemon", configuration + ["--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
-            standardOutput: output)
+            "/usr/bin/dbus-daemon", ["--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
+            standardOutput: output, environment: environment)
         starter.wait()
         // The forked daemon writes both lines before the parent exits; wait a little in case the file lags.
         let lines = eventually(timeout: .seconds(10)) { () -> [String]? in
