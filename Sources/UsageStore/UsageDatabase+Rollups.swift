@@ -81,7 +81,11 @@ extension UsageDatabase {
                     return made
                 }
                 for report in made { reports[report.end.millisecondsSince1970] = report }
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+            } catch let error as DatabaseError
+                where [.SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_BUSY, .SQLITE_CANTOPEN].contains(
+                    error.resultCode)
+            {
+                // Rollups are a cache: a ledger that can't take them now (read-only, a full disk, busy) is read as is.
                 for report in try self.reports(for: user, segments: missing) {
                     reports[report.end.millisecondsSince1970] = report
                 }

@@ -75,6 +75,31 @@ import Testing
         #expect(week.longestSession == whole.longestSession)
     }
 
+    /// Rollups are a cache: a ledger that can't take them now (another writer holds it past the busy timeout, a
+    /// full disk, a read-only file) is reported from its intervals all the same.
+    @Test func aLedgerThatCannotTakeRollupsNowIsReportedFromItsIntervals() throws {
+        let (database, directory) = try ledger()
+        defer { directory.remove() }
+        let raw = try days.map { try database.report(for: user, from: $0.start, to: $0.end) }
+        let other = try UsageDatabase.open(at: directory.databasePath)
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? other.writer.write { db in
+                try db.execute(
+                    sql: "INSERT INTO settingsStore (name, json, updatedAtMilliseconds) VALUES ('x', '{}', 1)")
+                holding.signal()
+                Thread.sleep(forTimeInterval: 6)
+            }
+            released.signal()
+        }
+        holding.wait()
+        let reports = try database.report(for: user, days: days, now: days[6].end)
+        released.wait()
+        #expect(reports.map(\.durationByApplication) == raw.map(\.durationByApplication))
+        #expect(try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") } == 0)
+    }
+
     @Test func aLateIntervalOutdatesItsDaysRollup() throws {
         let (database, directory) = try ledger()
         defer { directory.remove() }
