@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import LinuxActivity
 import ScreenTimeBus
 import Testing
 
@@ -30,6 +32,34 @@ import Testing
         let connection = DaemonConnection(.address(bus.address))
         #expect(throws: ScreenTimeBusError.self) { try connection.callForString(.daemon, "Status") }
         #expect(FileManager.default.fileExists(atPath: started))
+    }
+
+    /// A daemon that owns its name but doesn't answer (here: a connection with no such object, which the bus library
+    /// answers with `UnknownObject`) is an error of its own, not "not running".
+    @Test func statusSaysWhenTheDaemonRunsButDoesNotAnswer() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.screentime), "build with --build-tests first")
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let owner = try Bus.connect(address: bus.address)
+        try owner.requestName(ScreenTimeBusName.service)
+        let output = directory.path + "/status.out"
+        let child = try TestChild(
+            "/bin/sh", ["-c", "SCREENTIME_BUS_ADDRESS='\(bus.address)' '\(Self.screentime)' status 2>&1"],
+            standardOutput: output)
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(20)
+        while waitpid(child.pid, &status, WNOHANG) == 0 {
+            guard ContinuousClock.now < deadline else {
+                child.kill()
+                Issue.record("status did not end")
+                return
+            }
+            try owner.processPending()
+            usleep(10_000)
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect((status >> 8) & 0xff == 1, "\(text)")
+        #expect(text.contains("screentimed did not answer") && !text.contains("is not running"), "\(text)")
     }
 
     @Test func statusAsksTheRunningDaemonAndSaysWhenNoneRuns() async throws {
