@@ -48,6 +48,14 @@ check "apps prints a C1 control as \\u{9b}" grep -q 'Csi\\u{9b}2J' "$SCRATCH/app
 "$BIN/screentime" apps --json > "$SCRATCH/apps.json"
 check "apps --json writes a C1 control as \\u009b" sh -c "grep -q 'Csi\\\\u009b2J' '$SCRATCH/apps.json' && jq -e . '$SCRATCH/apps.json' >/dev/null"
 check "apps --json prints no escape code" no_escape "$SCRATCH/apps.json"
+# A broken categories.conf is the file's error (exit 1, not a usage error), its text shown with escapes made visible.
+mkdir -p "$XDG_CONFIG_HOME/screentime"
+printf 'game = bad%s[2J\n' "$ESC" > "$XDG_CONFIG_HOME/screentime/categories.conf"
+"$BIN/screentime" apps > /dev/null 2> "$SCRATCH/conf.err" && CONF=0 || CONF=$?
+check "a broken categories.conf ends apps with status 1 (was $CONF)" test "$CONF" = 1
+check "its error names the file and shows the escape code made visible" sh -c \
+    "grep -q 'categories.conf:1:.*bad\\\\e\\[2J' '$SCRATCH/conf.err' && ! grep -q '$ESC' '$SCRATCH/conf.err'"
+rm "$XDG_CONFIG_HOME/screentime/categories.conf"
 "$BIN/screentime" now > "$SCRATCH/now.out" 2>&1
 check "now shows the program whose name holds escape codes" grep -qF 'game\e[2J\e[31mred\nSession 99' "$SCRATCH/now.out"
 check "now prints no escape code" no_escape "$SCRATCH/now.out"
