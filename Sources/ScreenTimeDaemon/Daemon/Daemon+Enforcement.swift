@@ -12,11 +12,15 @@ extension Daemon {
         // nothing would be shielded, and what a previous run held would be let go.
         guard collector.snapshotRevision > 0, !runtime.shields.isEmpty || !enforcer.isIdle else { return }
         let table = collector.table
-        // Where each shielded process is now: one held in a frozen cgroup of its own that its owner moved elsewhere,
-        // or one this daemon moved into a scope (the table read it before), is found here, by the next tick.
+        // Where each shielded process that may have moved is now: one this daemon moves into a scope (the table read
+        // it before), and, for a user's daemon, one held in a frozen cgroup of its own that its owner moved elsewhere
+        // (a guardian's scopes are root's: no user moves a process out of one), found here by the next tick. One in
+        // a login session's scope stays there.
         if let observed = enforcementInputs?.observed {
             for processes in observed.values {
-                for process in processes { table.rereadControlGroup(of: process.identity.pid) }
+                for process in processes where process.confinable || (process.ownCgroup != nil && !settings.system) {
+                    table.rereadControlGroup(of: process.identity.pid)
+                }
             }
         }
         if enforcementInputs?.tableChanges != table.changeCount
