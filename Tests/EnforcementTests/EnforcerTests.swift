@@ -175,3 +175,41 @@ extension KernelTests {
         }
     }
 }
+
+/// Moves into scopes, with a confiner that stands in for the service manager: what a move froze is on file before the
+/// next move begins (a move can take a second, and the daemon can be killed between two).
+@Suite struct ConfineStateFileTests {
+    /// Records, at each move, what the state file lists then.
+    final class RecordingConfiner: ProcessConfiner {
+        let stateFile: StateFile
+        var listedAtEachMove: [[CgroupPath]] = []
+
+        init(stateFile: StateFile) { self.stateFile = stateFile }
+
+        func confine(_ process: ProcessIdentity, app: AppID) throws(EnforcementError) -> CgroupPath? {
+            listedAtEachMove.append((try? stateFile.load())?.apps.flatMap(\.frozen) ?? [])
+            return CgroupPath("/user.slice/app-screentime-game-\(process.pid.rawValue).scope")
+        }
+    }
+
+    @Test func eachMoveIsOnFileBeforeTheNextBegins() throws {
+        let folder = NSTemporaryDirectory() + "confine-\(getpid())-\(UUID())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stateFile = StateFile(path: FilePath(folder + "/enforcement.json"))
+        let confiner = RecordingConfiner(stateFile: stateFile)
+        // A folder for a freezer: the scopes' freezes (not what is tested) fail at once, as the move's own does.
+        let enforcer = Enforcer(
+            stateFile: stateFile, freezer: Freezer(mountPoint: FilePath(folder)), confiner: confiner,
+            freezeTimeout: .zero)
+        let game = AppID("org.example.Game")
+        let processes = (1...3).map { ProcessIdentity(pid: ProcessID(Int32(40_000 + $0)), startTime: 7) }
+        _ = enforcer.apply(
+            desired: [game: .freeze], observed: [game: processes.map { ObservedProcess($0, confinable: true) }],
+            at: ContinuousClock.now)
+        let scope = { (index: Int) in
+            CgroupPath("/user.slice/app-screentime-game-\(processes[index].pid.rawValue).scope")
+        }
+        #expect(confiner.listedAtEachMove == [[], [scope(0)], [scope(0), scope(1)]])
+    }
+}
