@@ -57,9 +57,9 @@ final class DesktopEntryWatch {
             var visited: Set<FileSystem.DirectoryIdentity> = []
             complete = watchTree(directory + "/applications", for: user, visited: &visited)
             // A watch follows a link to the folder it names: a link pointed elsewhere (a dotfiles or profile switch)
-            // is seen on the folder that holds the link.
+            // is seen on the folder that holds the link, watched for that name as a missing folder's ancestor is.
             for path in [directory, directory + "/applications"] where complete && FileSystem.isSymbolicLink(path) {
-                complete = watchLink(path, for: user)
+                complete = watchAncestor(of: path, for: user)
             }
         }
         if !complete { unwatched.insert(user) }
@@ -133,13 +133,8 @@ final class DesktopEntryWatch {
         return true
     }
 
-    /// Watches the folder that holds the link `path` for a change of that name.
-    private func watchLink(_ path: String, for user: UserID) -> Bool {
-        guard let slash = path.lastIndex(of: "/") else { return true }
-        let parent = slash == path.startIndex ? "/" : String(path[..<slash])
-        return add(parent, Interest(user: user, name: String(path[path.index(after: slash)...])))
-    }
-
+    /// Watches the nearest existing folder above `folder` for a change of the name that leads down to it (the folder
+    /// made, or a link of that name pointed elsewhere).
     private func watchAncestor(of folder: String, for user: UserID) -> Bool {
         var path = folder
         while let slash = path.lastIndex(of: "/"), slash != path.startIndex || path.count > 1 {
