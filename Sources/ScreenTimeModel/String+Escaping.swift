@@ -5,7 +5,9 @@ extension String {
     /// entries: whoever wrote them may have put escape codes in them. Line feeds stay when `keepingLineFeeds` (for
     /// a whole table printed at once).
     public func escapingControlCharacters(keepingLineFeeds: Bool = false) -> String {
-        guard unicodeScalars.contains(where: { $0.needsEscape && !(keepingLineFeeds && $0 == "\n") }) else { return self }
+        guard unicodeScalars.contains(where: { $0.needsEscape && !(keepingLineFeeds && $0 == "\n") }) else {
+            return self
+        }
         var result = ""
         for scalar in unicodeScalars {
             if !scalar.needsEscape || (keepingLineFeeds && scalar == "\n") {
@@ -27,7 +29,9 @@ extension String {
 }
 
 extension Unicode.Scalar {
-    fileprivate var needsEscape: Bool {
+    /// Whether the scalar is shown as an escape in text for a terminal: a C0 or C1 control, DEL, or a bidirectional
+    /// override or isolate.
+    public var needsEscape: Bool {
         value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
             || (0x2066...0x2069).contains(value)
     }

@@ -78,14 +78,13 @@ func printJSON(_ value: some Encodable) throws {
     print(jsonText(try encoder.encode(value)))
 }
 
-/// Encoded JSON as text to print. The encoder escapes the C0 controls in strings, not DEL, the C1 controls (U+009B
-/// is a terminal's one-byte CSI) or the bidirectional overrides: those are written as `\uXXXX` escapes too, the same
-/// string for a JSON reader and nothing a terminal acts on. They can only be in strings: the rest is ASCII.
+/// Encoded JSON as text to print. The encoder escapes the C0 controls in strings, not the rest of what text shows
+/// escaped (`needsEscape`: DEL, the C1 controls — U+009B is a terminal's one-byte CSI —, the bidirectional
+/// overrides): those are written as `\uXXXX` escapes too, the same string for a JSON reader and nothing a terminal
+/// acts on. They can only be in strings: the rest is ASCII (and its C0 characters, the layout's line feeds, stay).
 func jsonText(_ encoded: Data) -> String {
     let text = String(decoding: encoded, as: UTF8.self)
-    let invisible: (Unicode.Scalar) -> Bool = {
-        (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
-    }
+    let invisible = { (scalar: Unicode.Scalar) in scalar.value >= 0x20 && scalar.needsEscape }
     guard text.unicodeScalars.contains(where: invisible) else { return text }
     var result = ""
     for scalar in text.unicodeScalars {
@@ -105,6 +104,12 @@ func jsonText(_ encoded: Data) -> String {
 /// feed would print a line of its own choosing.
 func printText(_ text: String, terminator: String = "\n") {
     print(text.escapingControlCharacters(keepingLineFeeds: true), terminator: terminator)
+}
+
+/// Prints data meant for a program (CSV): names as they are into a pipe or a file; on a terminal, where a person reads
+/// it, with their control characters made visible as `printText` does.
+func printData(_ text: String) {
+    if isatty(STDOUT_FILENO) == 1 { printText(text, terminator: "") } else { print(text, terminator: "") }
 }
 
 extension String {

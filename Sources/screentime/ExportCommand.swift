@@ -77,8 +77,7 @@ struct ExportCommand: AsyncParsableCommand {
                     separator: "\n") + "\n"
         }
         guard let output else {
-            // On a terminal, the names' control characters are made visible (see `ReportCommand`'s CSV).
-            if isatty(STDOUT_FILENO) == 1 { printText(text, terminator: "") } else { print(text, terminator: "") }
+            printData(text)
             return
         }
         let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)

@@ -86,12 +86,7 @@ struct ReportCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(jsonText(try encoder.encode(figures)))
         case .csv:
-            // Data for a program, as the names are; a person reading it on a terminal sees their control characters.
-            if isatty(STDOUT_FILENO) == 1 {
-                printText(figures.csv(), terminator: "")
-            } else {
-                print(figures.csv(), terminator: "")
-            }
+            printData(figures.csv())
         case .table:
             printText(figures.table(), terminator: "")
         case .html:
