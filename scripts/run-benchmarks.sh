@@ -20,8 +20,7 @@ run collector .build-release/release/CollectorBenchmark 1000 10
 run engine .build-release/release/EngineBenchmark
 if [ "$(id -u)" = 0 ]; then
     # The daemon benchmark's game runs as a regular account: a guardian's default policy covers no system account.
-    # Made for the run and removed after it.
-    # Removed on exit, also when its creation fails halfway.
+    # Made for the run and removed on exit, also when its creation fails halfway.
     trap 'PATH=$PATH:/usr/sbin:/sbin userdel --remove stbenchgame 2>/dev/null || true' EXIT
     account=$(sh Tests/Integration/desktop/test-user.sh stbenchgame)
     run daemon env BENCH_GAME_USER="${account%%:*}" .build-release/release/DaemonBenchmark
