@@ -58,12 +58,13 @@ extension UsageDatabase {
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             damage = .corrupt(error.message ?? "\(error.resultCode)")
         }
-        var aside = path + ".broken-" + Self.stamp(now)
+        let stamped = path + ".broken-" + Self.stamp(now)
+        var aside = stamped
         // Two in the same second get names of their own.
         var count = 1
         while FileManager.default.fileExists(atPath: aside) {
             count += 1
-            aside = path + ".broken-" + Self.stamp(now) + "-\(count)"
+            aside = stamped + "-\(count)"
         }
         try FileManager.default.moveItem(atPath: path, toPath: aside)
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
