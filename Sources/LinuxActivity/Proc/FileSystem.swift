@@ -26,6 +26,20 @@ enum FileSystem {
         }
     }
 
+    /// Reads a procfs file that the kernel makes whole at its first read (`stat`, `cgroup`, `loadavg`: not `cmdline`,
+    /// which is copied from the process's memory) with one `read(2)`, as `read(_:into:)` of a descriptor does; with
+    /// `status`, also the file's metadata (`fstat(2)`: a process's procfs files are its user's, as its folder is).
+    /// Nil when the file can't be opened or read (the process has exited).
+    static func readGenerated(
+        _ path: UnsafePointer<CChar>, into buffer: inout [UInt8], status: UnsafeMutablePointer<stat>? = nil
+    ) -> Int? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        if let status, fstat(descriptor, status) != 0 { return nil }
+        return read(descriptor, into: &buffer)
+    }
+
     /// Reads an open procfs file from its start with one `pread(2)` (procfs makes the whole text at once), into
     /// `buffer`, and returns the byte count, or nil when the read fails (`ESRCH`: the process has exited).
     static func read(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int? {

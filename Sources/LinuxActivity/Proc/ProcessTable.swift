@@ -230,7 +230,7 @@ public final class ProcessTable {
     public func currentStat(of pid: ProcessID, keepingOpen: Bool = false) -> ProcessStat? {
         guard keepingOpen else {
             let path = "\(procRoot)/\(pid.rawValue)/stat"
-            guard let count = path.withCString({ FileSystem.read($0, into: &buffer) }) else { return nil }
+            guard let count = path.withCString({ FileSystem.readGenerated($0, into: &buffer) }) else { return nil }
             return ProcessStat(parsing: buffer[..<count])
         }
         guard
@@ -299,9 +299,11 @@ public final class ProcessTable {
     @discardableResult
     public func rereadControlGroup(of pid: ProcessID) -> Bool {
         guard let index = entries.index(forKey: pid),
-            let count = "\(procRoot)/\(pid.rawValue)/cgroup".withCString({ FileSystem.read($0, into: &buffer) })
+            let count = "\(procRoot)/\(pid.rawValue)/cgroup".withCString({
+                FileSystem.readGenerated($0, into: &buffer)
+            })
         else { return false }
-        let group = ControlGroup(parsing: buffer[..<count])
+        let group = controlGroup(parsing: count)
         guard group != entries.values[index].controlGroup else { return false }
         withEntry(at: index) { $0.controlGroup = group }
         changeCount &+= 1
@@ -358,7 +360,13 @@ public final class ProcessTable {
     /// Reads what the table keeps of process `pid` now, without storing it. Nil when it is gone.
     func readEntry(_ pid: ProcessID) -> ProcessEntry? {
         let directory = "\(procRoot)/\(pid.rawValue)"
-        guard let stat = currentStat(of: pid), let status = FileSystem.status(directory) else { return nil }
+        var status = Glibc.stat()
+        guard
+            let count = (directory + "/stat").withCString({
+                FileSystem.readGenerated($0, into: &buffer, status: &status)
+            }),
+            let stat = ProcessStat(parsing: buffer[..<count])
+        else { return nil }
         if stat.pid.rawValue == 2 || stat.parent.rawValue == 2 {
             return ProcessEntry(
                 stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
@@ -378,14 +386,31 @@ public final class ProcessTable {
             }
             if arguments.last == "" { arguments.removeLast() }
         }
-        var controlGroup: ControlGroup?
-        if let count = (directory + "/cgroup").withCString({ FileSystem.read($0, into: &buffer) }) {
-            controlGroup = ControlGroup(parsing: buffer[..<count])
-        }
+        let controlGroup = (directory + "/cgroup").withCString({ FileSystem.readGenerated($0, into: &buffer) })
+            .flatMap(controlGroup(parsing:))
         return ProcessEntry(
             stat: stat, user: user, runsAsSubordinateID: user != uid, executable: executable, arguments: arguments,
             controlGroup: controlGroup, app: nil, generation: 0, eventGaps: eventGaps)
     }
+
+    /// The cgroup whose `/proc/PID/cgroup` text is the first `count` bytes of `buffer`. New processes are mostly in
+    /// the few cgroups their parents are in: the last ones parsed are kept with their text, and comparing the text
+    /// costs less than parsing it again.
+    private func controlGroup(parsing count: Int) -> ControlGroup? {
+        let hit = buffer.withUnsafeBytes { read in
+            recentControlGroups.firstIndex { known in
+                known.text.count == count
+                    && known.text.withUnsafeBytes { memcmp($0.baseAddress!, read.baseAddress!, count) == 0 }
+            }
+        }
+        if let hit { return recentControlGroups[hit].group }
+        guard let group = ControlGroup(parsing: buffer[..<count]) else { return nil }
+        if recentControlGroups.count == 8 { recentControlGroups.removeFirst() }
+        recentControlGroups.append((Array(buffer[..<count]), group))
+        return group
+    }
+
+    private var recentControlGroups: [(text: [UInt8], group: ControlGroup)] = []
 
     static func executable(procRoot: String, pid: ProcessID) -> String? {
         guard var target = FileSystem.readLink("\(procRoot)/\(pid.rawValue)/exe") else { return nil }
