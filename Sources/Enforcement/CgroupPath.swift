@@ -48,7 +48,7 @@ public struct CgroupPath: RawRepresentable, Hashable, Comparable, Sendable, Coda
         if leaf.hasSuffix(".scope") {
             let name = leaf.dropLast(".scope".count)
             if name.hasPrefix("app-") { return name.count > "app-".count }
-            if name.hasPrefix("snap.") { return name.dropFirst("snap.".count).contains(".") }
+            if name.hasPrefix("snap.") { return name.dropFirst("snap.".count).firstIndex(of: ".") != nil }
             return false
         }
         if leaf.hasSuffix(".service") {

@@ -90,7 +90,7 @@ extension Daemon {
         ownCgroup: CgroupPath?, confinable: Bool
     ) {
         // The daemon's own unit is never rearranged.
-        let movable = path.map { !$0.contains("/screentimed.service") } ?? false
+        let movable = path.map { !$0.containsBytes("/screentimed.service") } ?? false
         if system {
             let own = path.flatMap {
                 ControlGroup.guardianShieldScopeProcess($0, of: user) == pid ? CgroupPath($0) : nil
@@ -98,7 +98,7 @@ extension Daemon {
             return (own, movable)
         }
         let own = path.map { CgroupPath($0) }.flatMap { $0.isAppOwnCgroup ? $0 : nil }
-        return (own, movable && path?.contains("/user@\(user.rawValue).service/") == true)
+        return (own, movable && path?.containsBytes("/user@\(user.rawValue).service/") == true)
     }
 
     /// This process: never held, whatever its policy says.
