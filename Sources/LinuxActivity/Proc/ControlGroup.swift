@@ -68,11 +68,7 @@ public struct ControlGroup: Hashable, Sendable {
         self.isInAppSlice = isInAppSlice
         self.isInUserManager = isInUserManager
         // A byte search: `String.contains` compares Unicode characters, and this runs for every new process.
-        self.mentionsFlatpak =
-            path.utf8.withContiguousStorageIfAvailable {
-                clinux_contains_bytes($0.baseAddress, $0.count, "flatpak") != 0
-            }
-            ?? path.contains("flatpak")
+        self.mentionsFlatpak = path.containsBytes("flatpak")
     }
 
     /// Parses `/proc/PID/cgroup`. Lines are `ID:CONTROLLERS:PATH`; PATH itself may contain `:`. The v2 line
