@@ -370,8 +370,6 @@ static int release_segments(struct dl_phdr_info *info, size_t size, void *data) 
     return 0;
 }
 
-int clinux_use_one_malloc_arena(void) { return mallopt(M_ARENA_MAX, 1); }
-
 long long clinux_release_unused_pages(void) {
     long long advised = 0;
     dl_iterate_phdr(release_segments, &advised);

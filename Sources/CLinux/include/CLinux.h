@@ -108,8 +108,6 @@ int clinux_set_timer_slack(unsigned long nanoseconds);
    Nothing is lost: a page touched again is mapped again from the file. Returns the
    bytes of mappings advised. */
 long long clinux_release_unused_pages(void);
-/* Has malloc(3) keep one arena for all threads (mallopt(3) M_ARENA_MAX); returns 1 when accepted, 0 otherwise. */
-int clinux_use_one_malloc_arena(void);
 /* SIGHUP without a thread of its own: the handler records it and writes a byte to `descriptor` (a pipe's non-blocking
    write end that the loop polls; -1 for none), so that the loop wakes and calls clinux_take_sighup(). Call it again
    with -1 before closing that pipe. Returns 0 or -1 with errno set (sigaction(2)). */

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CLinux
 import Foundation
 import Glibc
 import Logging
@@ -51,9 +50,6 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        // One malloc arena for all threads: they allocate little, and an arena each left free memory spread over
-        // several (the deployed benchmark's scenario: 4.9 MB taken from the system for 2.7 MB in use; 4.0 MB with one).
-        _ = clinux_use_one_malloc_arena()
         LoggingSetup.bootstrap(identifier: "screentimed", level: Logger.Level(rawValue: logLevel) ?? .info)
         let logger = Logger(label: "screentimed")
         var settings = DaemonSettings.defaults(system: system)
@@ -79,11 +75,8 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
             logger.warning("reading \(Policy.legacySystemPath); move it to \(Policy.systemDefaultPath)")
         }
         logger.info(
-            "starting",
-            metadata: [
-                "mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",
-                "database": "\(settings.databasePath)",
-            ])
+            "starting", metadata: ["mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",
+                "database": "\(settings.databasePath)"])
         let group = ServiceGroup(
             configuration: .init(
                 services: daemon.services(logger: logger).map { .init(service: $0) },
