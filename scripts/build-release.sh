@@ -24,8 +24,11 @@ version=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' packaging/debian/changelog)
 arguments=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections
     -Xlinker --gc-sections -Xlinker -z -Xlinker pack-relative-relocs
     -Xlinker --symbol-ordering-file="$PWD/scripts/hot-code.order" -Xlinker --no-warn-symbol-ordering
-    -Xlinker --script="$PWD/scripts/read-only-data.ld"
-    -Xcc "-DSCREENTIME_VERSION=\"$version\"" "$@")
+    -Xcc "-DSCREENTIME_VERSION=\"$version\"")
+# scripts/profile-hot-code.sh links without the linker script (SCREENTIME_WRITABLE_RODATA=1): valgrind 3.19 writes into
+# the signal mask libdispatch passes to sigsuspend(2), a constant the script puts in read-only memory.
+[ "${SCREENTIME_WRITABLE_RODATA:-}" = 1 ] || arguments+=(-Xlinker --script="$PWD/scripts/read-only-data.ld")
+arguments+=("$@")
 # The product built is not part of the plan; the compiler's part of it leaves out the linker's flags.
 plan=$(printf '%s\n' "${arguments[@]}" | sed '/^--product$/{N;d}')
 compiling=$(sed '/^-Xlinker$/{N;d}' <<<"$plan")

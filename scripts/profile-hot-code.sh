@@ -18,7 +18,8 @@ done
 map=$(mktemp)
 trap 'rm -f "$map"' EXIT
 # The link map tells which input section holds each function (see the end).
-scripts/build-release.sh --scratch-path .build-release --product screentimed -Xlinker -Map="$map" >&2
+SCREENTIME_WRITABLE_RODATA=1 scripts/build-release.sh --scratch-path .build-release --product screentimed \
+    -Xlinker -Map="$map" >&2
 BIN=$ROOT/.build-release/release
 . scripts/deployed-scenario.sh
 deployed_scenario_up stprofile
