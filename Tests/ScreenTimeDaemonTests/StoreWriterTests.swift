@@ -54,4 +54,76 @@ import UsageStore
         running.cancel()
         await running.value
     }
+
+    /// A snapshot that only counted more use goes to the ledger at each flush but to the snapshot file (an `fsync`)
+    /// at most once a minute; one the engine asked to be saved goes to both at once, and while the ledger can't be
+    /// written (another writer holds it past the busy timeout) each goes to the file, its only copy on disk.
+    @Test func routineSnapshotsGoToTheFileOnceAMinuteWhileTheLedgerHasThem() async throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/usage.sqlite"
+        let filePath = directory.path + "/engine-snapshot.json"
+        let writer = StoreWriter(
+            databasePath: path, snapshotFile: SnapshotFile(path: filePath), bootID: "test",
+            logger: Logger(label: "screentimed-test"))
+        let running = Task.detached { await writer.run() }
+        defer { writer.finish() }
+        func file() -> String? {
+            FileManager.default.contents(atPath: filePath).map { String(decoding: $0, as: UTF8.self) }
+        }
+        func ledger() -> String? {
+            UsageDatabase.snapshot(inFileAt: path, scope: "user-1").map { String(decoding: $0.blob, as: UTF8.self) }
+        }
+        func submit(_ text: String, toFileNow: Bool) {
+            var batch = StoreWriter.Batch()
+            batch.snapshot = EngineSnapshotRecord(scope: "user-1", version: 1, blob: Data(text.utf8), savedAt: Date())
+            batch.snapshotToFileNow = toFileNow
+            writer.submit(batch)
+        }
+        func until(_ condition: () -> Bool) async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(15)
+            while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            return condition()
+        }
+        submit("{\"n\":1}", toFileNow: false)
+        #expect(try await until { ledger() == "{\"n\":1}" })
+        #expect(file() == "{\"n\":1}", "the first snapshot goes to the file")
+        submit("{\"n\":2}", toFileNow: false)
+        #expect(try await until { ledger() == "{\"n\":2}" })
+        #expect(file() == "{\"n\":1}", "a routine one a moment later doesn't")
+        submit("{\"n\":3}", toFileNow: true)
+        #expect(try await until { ledger() == "{\"n\":3}" && file() == "{\"n\":3}" })
+
+        // Another writer holds the ledger past the writer's 5 s busy timeout: the routine snapshot can't reach it.
+        let other = try UsageDatabase.open(at: path)
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? other.writer.write { db in
+                try db.execute(
+                    sql: "INSERT INTO settingsStore (name, json, updatedAtMilliseconds) VALUES ('x', '{}', 1)")
+                holding.signal()
+                Thread.sleep(forTimeInterval: 7)
+            }
+            holding.signal()  // The hold failed: the test goes on (and fails) rather than waiting for ever.
+            released.signal()
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                holding.wait()
+                done.resume()
+            }
+        }
+        submit("{\"n\":4}", toFileNow: false)
+        #expect(try await until { file() == "{\"n\":4}" }, "with the ledger not written, the file has it")
+        #expect(writer.health.fault != nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                released.wait()
+                done.resume()
+            }
+        }
+        writer.finish()
+        running.cancel()
+        await running.value
+    }
 }

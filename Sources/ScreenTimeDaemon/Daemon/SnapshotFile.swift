@@ -4,9 +4,9 @@ import ScreenTimeEngine
 import SystemPackage
 import UsageStore
 
-/// The engine's snapshot in a small file beside the ledger, replaced atomically at every flush that carries one, so
-/// that a restart resumes the day's counters and shields without opening the ledger, and a lost ledger loses
-/// neither.
+/// The engine's snapshot in a small file beside the ledger, replaced atomically when the engine asks for a save, at a
+/// stop, while the ledger can't be written, and otherwise once a minute (`StoreWriter`), so that a lost ledger loses
+/// neither the day's counters nor its shields.
 public struct SnapshotFile: Sendable {
     /// Where the file lives.
     public var path: String

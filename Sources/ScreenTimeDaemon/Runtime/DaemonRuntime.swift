@@ -274,7 +274,8 @@ public struct DaemonRuntime {
         // Ticks come up to ~50 ms late (timer slack), one later than the other: a flush due "a second after the last"
         // would then skip every other tick. What is counted waits at most one interval plus the lateness.
         if lastFlush.map({ monotonic - $0 >= settings.flushInterval - Self.flushTolerance }) ?? true {
-            actions.append(flush(at: now, withSnapshot: countedSinceFlush || snapshotRequested))
+            actions.append(
+                flush(at: now, withSnapshot: countedSinceFlush || snapshotRequested, toFileNow: snapshotRequested))
             countedSinceFlush = false
             snapshotRequested = false
             lastFlush = monotonic
@@ -283,8 +284,10 @@ public struct DaemonRuntime {
 
     /// The batch counted since the last flush and, when use was counted or the engine asked for it, the engine's
     /// snapshot. Without either, restoring the previous snapshot resumes the same counters: nothing counted between.
-    public mutating func flush(at now: Now, withSnapshot: Bool = true) -> Action {
+    /// `toFileNow`: the snapshot also goes to the snapshot file at once (`StoreWriter.Batch.snapshotToFileNow`).
+    public mutating func flush(at now: Now, withSnapshot: Bool = true, toFileNow: Bool = true) -> Action {
         noteDayRecords(at: now)
+        batch.snapshotToFileNow = toFileNow
         if withSnapshot {
             do {
                 batch.snapshot = EngineSnapshotRecord(

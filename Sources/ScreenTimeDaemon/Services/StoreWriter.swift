@@ -26,6 +26,10 @@ public final class StoreWriter: Service, Sendable {
         /// Labels, notifications, shields and limits, for reports.
         public var records = DayRecords()
         public var snapshot: EngineSnapshotRecord?
+        /// Whether the snapshot also goes to the snapshot file now: when the engine asked for it to be saved (a shield
+        /// or an activity changed) and at the last flush. A snapshot that only counted more use goes to the file at
+        /// most once a minute while the ledger (which holds it too) is written: not an `fsync` a second.
+        public var snapshotToFileNow = true
 
         public var isEmpty: Bool {
             intervals.isEmpty && pickups.isEmpty && grants.isEmpty && records.isEmpty && snapshot == nil
@@ -51,7 +55,12 @@ public final class StoreWriter: Service, Sendable {
         var health = Health()
         /// The local day whose earlier days were last rolled up (nil: not yet since the ledger opened).
         var rolledUpBefore: Date?
+        /// When the snapshot file was last replaced.
+        var snapshotFileSaved: ContinuousClock.Instant?
     }
+
+    /// How old the snapshot file may grow behind the ledger's copy while the ledger is written.
+    static let snapshotFileInterval: Duration = .seconds(60)
 
     private let databasePath: String
     private let snapshotFile: SnapshotFile
@@ -108,37 +117,44 @@ public final class StoreWriter: Service, Sendable {
     }
 
     private func write(_ batch: Batch) {
-        if let snapshot = batch.snapshot {
-            do {
-                try snapshotFile.save(snapshot.blob)
-            } catch {
-                logger.error("could not write the engine snapshot file", metadata: ["error": "\(error)"])
-            }
-        }
-        state.withLock { state in
+        let fileDue = state.withLock { state in
             for interval in batch.intervals { state.recorder.record(interval) }
             for pickup in batch.pickups { state.recorder.record(pickup) }
             for grant in batch.grants { state.recorder.record(grant) }
             state.recorder.record(batch.records)
             defer { publish(state) }
             if state.recorder.database == nil { openIfDue(&state) }
-            guard state.recorder.database != nil else {
-                state.health.pending = state.recorder.pendingCount
-                return
-            }
-            do {
-                try state.recorder.flush(snapshot: batch.snapshot)
-                if state.health.fault != nil { logger.notice("the usage ledger is written again") }
-                state.health.fault = nil
-            } catch {
-                if state.health.fault == nil {
-                    logger.error(
-                        "could not write the usage ledger; kept in memory and retried",
-                        metadata: ["error": "\(error)", "pending": "\(state.recorder.pendingCount)"])
+            if state.recorder.database != nil {
+                do {
+                    try state.recorder.flush(snapshot: batch.snapshot)
+                    if state.health.fault != nil { logger.notice("the usage ledger is written again") }
+                    state.health.fault = nil
+                } catch {
+                    if state.health.fault == nil {
+                        logger.error(
+                            "could not write the usage ledger; kept in memory and retried",
+                            metadata: ["error": "\(error)", "pending": "\(state.recorder.pendingCount)"])
+                    }
+                    state.health.fault = "\(error)"
                 }
-                state.health.fault = "\(error)"
             }
             state.health.pending = state.recorder.pendingCount
+            // While the ledger isn't written, the file is the snapshot's only copy on disk.
+            let ledgerHasIt = state.recorder.database != nil && state.health.fault == nil
+            let now = ContinuousClock.now
+            guard batch.snapshot != nil,
+                batch.snapshotToFileNow || !ledgerHasIt
+                    || state.snapshotFileSaved.map({ $0.duration(to: now) >= Self.snapshotFileInterval }) ?? true
+            else { return false }
+            state.snapshotFileSaved = now
+            return true
+        }
+        if fileDue, let snapshot = batch.snapshot {
+            do {
+                try snapshotFile.save(snapshot.blob)
+            } catch {
+                logger.error("could not write the engine snapshot file", metadata: ["error": "\(error)"])
+            }
         }
         rollUpIfADayClosed()
     }
