@@ -21,19 +21,7 @@ import UsageStore
         while !writer.health.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try #require(writer.health.isOpen)
         // Another writer holds the ledger for two seconds.
-        let other = try UsageDatabase.open(at: path)
-        let released = DispatchSemaphore(value: 0)
-        // On a thread of its own: a task sleeping in a transaction would hold one of the few threads the writer's
-        // task runs on.
-        Thread.detachNewThread {
-            try? other.writer.write { db in
-                try db.execute(
-                    sql: "INSERT INTO settingsStore (name, json, updatedAtMilliseconds) VALUES ('x', '{}', 1)")
-                Thread.sleep(forTimeInterval: 2)
-            }
-            released.signal()
-        }
-        try await Task.sleep(for: .milliseconds(300))
+        let released = try await holdLedger(at: path, seconds: 2)
         var batch = StoreWriter.Batch()
         batch.snapshot = EngineSnapshotRecord(scope: "user-1", version: 1, blob: Data("{}".utf8), savedAt: Date())
         writer.submit(batch)
@@ -42,12 +30,7 @@ import UsageStore
         let asked = ContinuousClock.now
         _ = writer.health
         let answeredIn = asked.duration(to: .now)
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                released.wait()
-                done.resume()
-            }
-        }
+        await wait(for: released)
         #expect(answeredIn < .milliseconds(700), "health waited \(answeredIn) for the write")
         // Outside a service group nothing ends the writer's wait for a graceful shutdown: cancelled.
         writer.finish()
@@ -93,7 +76,27 @@ import UsageStore
         submit("{\"n\":3}", toFileNow: true)
         #expect(try await until { ledger() == "{\"n\":3}" && file() == "{\"n\":3}" })
 
-        // Another writer holds the ledger past the writer's 5 s busy timeout: the routine snapshot can't reach it.
+        // Another writer holds the ledger past the writer's 5 s busy timeout, until the file is looked at: the routine
+        // snapshot can't reach the ledger, however late the writer's task comes to it.
+        let letGo = DispatchSemaphore(value: 0)
+        let released = try await holdLedger(at: path, seconds: 30, letGo: letGo)
+        submit("{\"n\":4}", toFileNow: false)
+        #expect(try await until { file() == "{\"n\":4}" }, "with the ledger not written, the file has it")
+        #expect(writer.health.fault != nil)
+        letGo.signal()
+        await wait(for: released)
+        writer.finish()
+        running.cancel()
+        await running.value
+    }
+
+    /// Has another writer hold the ledger at `path` (a write transaction) for `seconds`, or until `letGo` is
+    /// signalled, on a thread of its own (a task sleeping in a transaction would hold one of the few threads the
+    /// writer's task runs on); returns once it holds it, with what is signalled when it lets go. A hold that fails lets
+    /// the test go on (and fail), not wait for ever.
+    func holdLedger(
+        at path: String, seconds: Int, letGo: DispatchSemaphore = DispatchSemaphore(value: 0)
+    ) async throws -> DispatchSemaphore {
         let other = try UsageDatabase.open(at: path)
         let holding = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
@@ -102,28 +105,22 @@ import UsageStore
                 try db.execute(
                     sql: "INSERT INTO settingsStore (name, json, updatedAtMilliseconds) VALUES ('x', '{}', 1)")
                 holding.signal()
-                Thread.sleep(forTimeInterval: 7)
+                _ = letGo.wait(timeout: .now() + .seconds(seconds))
             }
-            holding.signal()  // The hold failed: the test goes on (and fails) rather than waiting for ever.
+            holding.signal()
             released.signal()
         }
+        await wait(for: holding)
+        return released
+    }
+
+    /// Waits for `semaphore` without blocking a thread of the concurrency pool.
+    func wait(for semaphore: DispatchSemaphore) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                holding.wait()
+                semaphore.wait()
                 done.resume()
             }
         }
-        submit("{\"n\":4}", toFileNow: false)
-        #expect(try await until { file() == "{\"n\":4}" }, "with the ledger not written, the file has it")
-        #expect(writer.health.fault != nil)
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                released.wait()
-                done.resume()
-            }
-        }
-        writer.finish()
-        running.cancel()
-        await running.value
     }
 }
