@@ -228,17 +228,22 @@ public final class ProcessTable {
     /// `pread(2)`: one system call instead of three. An open `stat` belongs to its process: once that one has exited
     /// the read fails, even if the pid was reused.
     public func currentStat(of pid: ProcessID, keepingOpen: Bool = false) -> ProcessStat? {
-        guard keepingOpen else {
-            let path = "\(procRoot)/\(pid.rawValue)/stat"
-            guard let count = path.withCString({ FileSystem.readGenerated($0, into: &buffer) }) else { return nil }
-            return ProcessStat(parsing: buffer[..<count])
-        }
+        guard keepingOpen else { return readStat(of: pid) }
         guard
             let descriptor = statFiles.descriptor(
                 for: pid, opening: "\(procRoot)/\(pid.rawValue)/stat", flags: O_RDONLY)
         else { return nil }
         guard let count = FileSystem.read(descriptor, into: &buffer) else {
             statFiles.close(pid)
+            return nil
+        }
+        return ProcessStat(parsing: buffer[..<count])
+    }
+
+    /// Reads `/proc/PID/stat` once; with `status`, also the file's metadata (its owner is the process's user).
+    private func readStat(of pid: ProcessID, status: UnsafeMutablePointer<stat>? = nil) -> ProcessStat? {
+        let path = "\(procRoot)/\(pid.rawValue)/stat"
+        guard let count = path.withCString({ FileSystem.readGenerated($0, into: &buffer, status: status) }) else {
             return nil
         }
         return ProcessStat(parsing: buffer[..<count])
@@ -361,12 +366,7 @@ public final class ProcessTable {
     func readEntry(_ pid: ProcessID) -> ProcessEntry? {
         let directory = "\(procRoot)/\(pid.rawValue)"
         var status = Glibc.stat()
-        guard
-            let count = (directory + "/stat").withCString({
-                FileSystem.readGenerated($0, into: &buffer, status: &status)
-            }),
-            let stat = ProcessStat(parsing: buffer[..<count])
-        else { return nil }
+        guard let stat = readStat(of: pid, status: &status) else { return nil }
         if stat.pid.rawValue == 2 || stat.parent.rawValue == 2 {
             return ProcessEntry(
                 stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
