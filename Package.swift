@@ -112,7 +112,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "LinuxActivityTests", dependencies: ["LinuxActivity"], swiftSettings: strict),
+        .testTarget(name: "LinuxActivityTests", dependencies: ["LinuxActivity", "Enforcement"], swiftSettings: strict),
         .testTarget(name: "EnforcementTests", dependencies: ["Enforcement"], swiftSettings: strict),
         .testTarget(name: "UsageStoreTests", dependencies: ["UsageStore"], swiftSettings: strict),
         .testTarget(

@@ -1,3 +1,4 @@
+import Enforcement
 import Foundation
 import Glibc
 import ScreenTimeModel
@@ -10,13 +11,7 @@ import Testing
 @Suite(.serialized) struct ControlGroupReadingOfRealProcesses {
     let processes = AppIdentityOfRealProcesses()
     /// Where cgroup2 is mounted (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on a hybrid system).
-    static let mount: String = {
-        let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        let line = mounts.split(separator: "\n").map { $0.split(separator: " ") }.first {
-            $0.count > 2 && $0[2] == "cgroup2"
-        }
-        return line.map { String($0[1]) } ?? "/sys/fs/cgroup"
-    }()
+    static let mount = (try? Freezer.cgroup2MountPoint().string) ?? "/sys/fs/cgroup"
 
     /// Root with a writable cgroup2 mount; under CI=true it runs (and fails) without.
     static var canMakeCgroups: Bool { getuid() == 0 && access(mount + "/cgroup.procs", W_OK) == 0 }
