@@ -84,7 +84,8 @@ struct IntervalRow {
 
 extension UsageReport {
     /// The report of one range from its overlapping intervals and its pickups' times. Each app's and each category's
-    /// time is the union of its intervals (one app in front of two sessions at once is used once).
+    /// time is the union of its intervals (one app in front of two sessions at once is used once), and the total the
+    /// union of all.
     init(user: UserID, segment: DateInterval, intervals: [IntervalRow], pickups: [Int64]) {
         let from = segment.start.millisecondsSince1970
         let to = segment.end.millisecondsSince1970
@@ -119,7 +120,8 @@ extension UsageReport {
                         category: ActivityCategoryToken(rawValue: row.category)),
                     start: Date(millisecondsSince1970: row.span.start), end: Date(millisecondsSince1970: row.span.end),
                     duration: .milliseconds(row.span.duration))
-            })
+            },
+            totalDuration: Span.union(intervals.map(\.span), from: from, to: to))
     }
 }
 

@@ -64,6 +64,18 @@ extension UsageDatabase {
         }
     }
 
+    /// The migration that keeps each day's screen time in its rollup (the union of all its intervals: the apps' times
+    /// add up to more where several count at once). The rollups made before it lack that figure: they are dropped,
+    /// and made again from the intervals, which the ledger keeps, by the next report or the daemon's next roll-up.
+    static func registerRollupTotalMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v6-rollup-screen-time") { db in
+            try db.execute(sql: "DELETE FROM dailyRollupUse; DELETE FROM dailyRollup")
+            try db.alter(table: "dailyRollup") { table in
+                table.add(column: "totalMilliseconds", .integer).notNull().defaults(to: 0).check { $0 >= 0 }
+            }
+        }
+    }
+
     /// One report per local day in `days` (consecutive, in order). A day that ended by `now` comes from its rollup,
     /// made here from the raw intervals when it has none (and kept, when the ledger can be written); the day still
     /// running is read from the raw intervals.
@@ -111,7 +123,8 @@ extension UsageDatabase {
             db,
             sql: """
                 SELECT dayEndMilliseconds, dayStartMilliseconds, pickups, firstPickupMilliseconds, longestAppToken,
-                       longestCategoryToken, longestStartMilliseconds, longestEndMilliseconds, longestDurationMilliseconds
+                       longestCategoryToken, longestStartMilliseconds, longestEndMilliseconds, longestDurationMilliseconds,
+                       totalMilliseconds
                 FROM dailyRollup WHERE uid = ? AND dayEndMilliseconds BETWEEN ? AND ?
                 """,
             arguments: arguments)
@@ -128,7 +141,8 @@ extension UsageDatabase {
             reports[end] = UsageReport(
                 user: user, start: Date(millisecondsSince1970: row[1]), end: Date(millisecondsSince1970: end),
                 durationByApplication: [:], durationByCategory: [:], pickups: row[2],
-                firstPickup: (row[3] as Int64?).map(Date.init(millisecondsSince1970:)), longestSession: longest)
+                firstPickup: (row[3] as Int64?).map(Date.init(millisecondsSince1970:)), longestSession: longest,
+                totalDuration: .milliseconds(row[9] as Int64))
         }
         let uses = try Row.fetchCursor(
             db,
@@ -158,14 +172,15 @@ extension UsageDatabase {
             sql: """
                 INSERT INTO dailyRollup (uid, dayEndMilliseconds, dayStartMilliseconds, pickups,
                     firstPickupMilliseconds, longestAppToken, longestCategoryToken, longestStartMilliseconds,
-                    longestEndMilliseconds, longestDurationMilliseconds)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    longestEndMilliseconds, longestDurationMilliseconds, totalMilliseconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 uid, end, report.start.millisecondsSince1970, report.pickups,
                 report.firstPickup?.millisecondsSince1970, longest?.use.application.rawValue,
                 longest?.use.category.rawValue, longest?.start.millisecondsSince1970,
                 longest?.end.millisecondsSince1970, longest?.duration.wholeMilliseconds,
+                report.totalDuration.wholeMilliseconds,
             ])
         let insert = try db.cachedStatement(
             sql:

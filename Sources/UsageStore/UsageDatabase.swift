@@ -109,6 +109,7 @@ public struct UsageDatabase: Sendable {
         registerDayRecordsMigration(in: &migrator)
         registerRollupMigration(in: &migrator)
         registerAppNotificationMigration(in: &migrator)
+        registerRollupTotalMigration(in: &migrator)
         return migrator
     }
 }

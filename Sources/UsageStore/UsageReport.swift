@@ -31,16 +31,15 @@ public struct UsageReport: Hashable, Sendable {
     public var firstPickup: Date?
     /// The longest stretch of use that overlaps the range.
     public var longestSession: LongestSession?
-
-    /// Total use in the range.
-    public var totalDuration: Duration {
-        durationByApplication.values.reduce(.zero, +)
-    }
+    /// Screen time in the range: the time any app was in use, each instant once. Where several apps count at once
+    /// (a session whose focus can't be read counts every running app; two sessions of one user at once) it is less
+    /// than the sum of the apps' times, which would exceed the wall clock.
+    public var totalDuration: Duration
 }
 
 extension UsageReport {
     /// The report of several consecutive ranges (the days of a week) as one, from the first's start to the last's
-    /// end: times and pickups add up (the ranges do not overlap, so each app's union is the sum of its parts), the
+    /// end: times and pickups add up (the ranges do not overlap, so each union is the sum of its parts), the
     /// first pickup is the earliest, the longest session the longest (the earlier of two as long).
     public init?(merging reports: [UsageReport]) {
         guard let first = reports.first, let last = reports.last else { return nil }
@@ -49,11 +48,13 @@ extension UsageReport {
         for report in reports.dropFirst() {
             durationByApplication.merge(report.durationByApplication, uniquingKeysWith: +)
             durationByCategory.merge(report.durationByCategory, uniquingKeysWith: +)
+            totalDuration += report.totalDuration
             pickups += report.pickups
             if let time = report.firstPickup, firstPickup.map({ time < $0 }) ?? true { firstPickup = time }
             if let other = report.longestSession {
                 if let current = longestSession,
-                    current.duration > other.duration || (current.duration == other.duration && current.start <= other.start)
+                    current.duration > other.duration
+                        || (current.duration == other.duration && current.start <= other.start)
                 {
                     continue
                 }

@@ -77,4 +77,56 @@ import Testing
         #expect(rows.count == 1)
         #expect(rows.first?.durationMilliseconds == 60_000)
     }
+
+    /// The rollups made before the ledger kept each day's total are dropped by its migration, and the next report
+    /// makes them again from the intervals, with the total.
+    @Test func rollupsWithoutTheirTotalAreMadeAgainFromTheIntervals() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let user = UserID(1001)
+        let day = DateInterval(start: Date(timeIntervalSince1970: 1_795_564_800), duration: 86_400)
+        let start = day.start.millisecondsSince1970 + 3_600_000
+        do {
+            let pool = try DatabasePool(path: directory.databasePath)
+            try UsageDatabase.migrator.migrate(pool, upTo: "v5-app-notifications")
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO loginSession (bootID, sessionID, uid) VALUES ('boot', 's1', ?)",
+                    arguments: [user.rawValue])
+                // Two apps running together for ten minutes.
+                for token in ["tok-a", "tok-b"] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO usageInterval (sessionRowID, appToken, categoryToken, startMilliseconds,
+                                                       endMilliseconds, durationMilliseconds)
+                            VALUES (1, ?, 'cat', ?, ?, 600000)
+                            """,
+                        arguments: [token, start, start + 600_000])
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO dailyRollup (uid, dayEndMilliseconds, dayStartMilliseconds, pickups)
+                        VALUES (?, ?, ?, 0);
+                        INSERT INTO dailyRollupUse (uid, dayEndMilliseconds, kind, token, milliseconds)
+                        VALUES (?, ?, 'application', 'tok-a', 600000), (?, ?, 'application', 'tok-b', 600000);
+                        """,
+                    arguments: [
+                        user.rawValue, day.end.millisecondsSince1970, day.start.millisecondsSince1970,
+                        user.rawValue, day.end.millisecondsSince1970, user.rawValue, day.end.millisecondsSince1970,
+                    ])
+            }
+        }
+        let database = try UsageDatabase.open(at: directory.databasePath)
+        let counts = try database.writer.read { db in
+            try ["dailyRollup", "dailyRollupUse"].map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") }
+        }
+        #expect(counts == [0, 0])
+        let report = try #require(try database.report(for: user, days: [day], now: day.end).first)
+        #expect(report.totalDuration == .seconds(600))
+        #expect(report.durationByApplication.count == 2)
+        let kept = try database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT totalMilliseconds FROM dailyRollup")
+        }
+        #expect(kept == 600_000)
+    }
 }

@@ -59,6 +59,7 @@ import Testing
                 #expect(report.start == expected.start && report.end == expected.end)
                 #expect(report.durationByApplication == expected.durationByApplication)
                 #expect(report.durationByCategory == expected.durationByCategory)
+                #expect(report.totalDuration == expected.totalDuration)
                 #expect(report.pickups == expected.pickups)
                 #expect(report.firstPickup == expected.firstPickup)
                 #expect(report.longestSession == expected.longestSession)
@@ -73,6 +74,50 @@ import Testing
         }
         #expect(week.pickups == whole.pickups)
         #expect(week.longestSession == whole.longestSession)
+        let total = week.totalDuration - whole.totalDuration
+        #expect(total <= .milliseconds(7) && total >= .milliseconds(-7))
+    }
+
+    /// Where several apps count at once (a session whose focus can't be read counts every running app) the total is
+    /// the time any counted, each instant once, in a day's report, in its rollup and in a week's; the apps' times
+    /// keep their own.
+    @Test func theTotalCountsEachInstantOnceWhereSeveralAppsCountAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try UsageDatabase.open(at: directory.databasePath)
+        var recorder = UsageRecorder(database: database, bootID: "boot")
+        let session = SessionID("not-tracked")
+        for (day, start) in [(0, days[0].start + 3600), (1, days[1].start + 7200)] {
+            // An hour of three apps running together, then half an hour of one of them alone; the machine slept
+            // half of a second hour in which the second app ran alone.
+            for app in apps.prefix(3) {
+                recorder.record(
+                    UsageInterval(
+                        user: user, session: session, use: app, start: start, end: start + 3600,
+                        duration: .seconds(3600)))
+            }
+            recorder.record(
+                UsageInterval(
+                    user: user, session: session, use: apps[0], start: start + 3600, end: start + 5400,
+                    duration: .seconds(1800)))
+            recorder.record(
+                UsageInterval(
+                    user: user, session: SessionID("other-\(day)"), use: apps[1], start: start + 7200,
+                    end: start + 10_800, duration: .seconds(1800)))
+        }
+        try recorder.flush()
+        let now = days[2].end
+        let live = try database.report(for: user, from: days[0].start, to: days[0].end)
+        #expect(live.totalDuration == .seconds(7200))
+        #expect(live.durationByApplication.values.reduce(.zero, +) == .seconds(14_400))
+        let made = try database.report(for: user, days: Array(days.prefix(3)), now: now)
+        let read = try database.report(for: user, days: Array(days.prefix(3)), now: now)
+        #expect(try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyRollup") } == 3)
+        for reports in [made, read] {
+            #expect(reports.map(\.totalDuration) == [.seconds(7200), .seconds(7200), .zero])
+            #expect(reports[1].durationByApplication[apps[0].application] == .seconds(5400))
+            #expect(try #require(UsageReport(merging: reports)).totalDuration == .seconds(14_400))
+        }
     }
 
     /// Rollups are a cache: a ledger that can't take them now (another writer holds it past the busy timeout, a

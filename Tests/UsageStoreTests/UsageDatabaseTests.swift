@@ -7,18 +7,22 @@ import Testing
 
 @Suite struct UsageDatabaseTests {
     @Test func migratesAnEmptyFileAndReopensItWithoutMigratingAgain() throws {
+        let migrations = [
+            "v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups", "v5-app-notifications",
+            "v6-rollup-screen-time",
+        ]
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
 
         do {
             let database = try UsageDatabase.open(at: directory.databasePath)
-            #expect(try database.appliedMigrations() == ["v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups", "v5-app-notifications"])
+            #expect(try database.appliedMigrations() == migrations)
             let journalMode = try database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             #expect(journalMode == "wal")
             try database.saveSettingsStore(named: "games", json: #"{"applications":[]}"#, at: Date())
         }
         let reopened = try UsageDatabase.open(at: directory.databasePath)
-        #expect(try reopened.appliedMigrations() == ["v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups", "v5-app-notifications"])
+        #expect(try reopened.appliedMigrations() == migrations)
         #expect(try reopened.settingsStores().map(\.name) == ["games"])
         let tables = try reopened.writer.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
