@@ -168,6 +168,17 @@ import Testing
         #expect(errors.map(\.message) == [message])
     }
 
+    /// Keys are compared by code points, as TOML does: a precomposed and a decomposed "é" are two keys (Swift's
+    /// `String` equality takes them for one, and the second was refused as a duplicate).
+    @Test func keysDifferingInCodePointsAreTwoKeysEvenWhenCanonicallyEquivalent() throws {
+        let document = try Self.parse("\"caf\u{E9}\" = 1\n\"cafe\u{301}\" = 2\n")
+        #expect(document.root.entries.count == 2)
+        #expect(try Self.value(document, "caf\u{E9}") == .integer(1))
+        #expect(try Self.value(document, "cafe\u{301}") == .integer(2))
+        let (_, errors) = TOMLParser.parse("\"caf\u{E9}\" = 1\n\"caf\u{E9}\" = 2\n")
+        #expect(errors.map(\.message) == ["duplicate key `\"caf\u{E9}\"`; it is already set on line 1"])
+    }
+
     /// Every broken line is reported, also lines right after another broken one; a broken array's own lines are not.
     @Test func reportsEveryBrokenLineOfARun() {
         let text =

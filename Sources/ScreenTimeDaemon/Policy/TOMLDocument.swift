@@ -93,7 +93,9 @@ struct TOMLTable: Equatable, Sendable {
     var position: SourcePosition
     var origin: Origin
     var entries: [Entry] = []
-    private var indices: [String: Int] = [:]
+    /// By the key's UTF-8 bytes: TOML compares keys by code points, where Swift's `String` equality would take
+    /// canonically equivalent spellings (a precomposed and a decomposed "é") for one key.
+    private var indices: [[UInt8]: Int] = [:]
 
     init(position: SourcePosition, origin: Origin) {
         self.position = position
@@ -101,14 +103,14 @@ struct TOMLTable: Equatable, Sendable {
     }
 
     /// The entry for `key`, if the table has one.
-    func entry(_ key: String) -> Entry? { indices[key].map { entries[$0] } }
+    func entry(_ key: String) -> Entry? { index(of: key).map { entries[$0] } }
 
     /// The index of `key`'s entry in `entries`.
-    func index(of key: String) -> Int? { indices[key] }
+    func index(of key: String) -> Int? { indices[Array(key.utf8)] }
 
     /// Adds an entry; the caller has checked that the key is new.
     mutating func append(_ entry: Entry) {
-        indices[entry.key] = entries.count
+        indices[Array(entry.key.utf8)] = entries.count
         entries.append(entry)
     }
 }
