@@ -74,6 +74,28 @@ extension UsageDatabase {
         return Opened(database: try open(at: path), movedAside: aside)
     }
 
+    /// A ledger file a reader beside the daemon refuses: empty, not SQLite or truncated.
+    public struct UnusableFile: Error, CustomStringConvertible {
+        public var path: String
+        /// What is wrong with it ("the file is empty").
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// Opens an existing ledger for a reader beside the daemon (the command line's reports), migrated as the daemon
+    /// would, but never made anew: SQLite takes an empty file for a new database, and the reader would have made a
+    /// ledger of a file the daemon moves aside as damaged at its next start.
+    ///
+    /// - Throws: `UnusableFile` for a file that is empty, not SQLite or truncated; GRDB's errors otherwise.
+    public static func openExisting(at path: String) throws -> UsageDatabase {
+        do {
+            try checkFile(at: path)
+        } catch let damage as Damage {
+            throw UnusableFile(path: path, reason: damage.description)
+        }
+        return try open(at: path)
+    }
+
     /// The files `openRecovering(at:)` moved aside for the ledger at `path`, oldest first.
     public static func movedAsideFiles(of path: String) -> [String] {
         let directory = (path as NSString).deletingLastPathComponent

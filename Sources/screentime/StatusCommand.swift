@@ -53,7 +53,15 @@ struct DaemonOptions: ParsableArguments {
                     + "(the guardian daemon's store is root's: run it as root)")
             throw ExitCode(1)
         }
-        return try UsageDatabase.open(at: path)
+        do {
+            return try UsageDatabase.openExisting(at: path)
+        } catch let error as UsageDatabase.UnusableFile {
+            let unit = settings.system ? "systemctl restart screentimed" : "systemctl --user restart screentimed"
+            printError(
+                "screentime: the usage database \(path) cannot be read: \(error.reason); screentimed moves it aside "
+                    + "and starts a new one when it starts (\(unit))")
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -13,22 +13,43 @@ import UsageStore
         var recorder = UsageRecorder(database: try UsageDatabase.open(at: path), bootID: "boot")
         let yesterday = Calendar.current.date(byAdding: .day, value: -1, to: Calendar.current.startOfDay(for: Date()))!
         let ten = Calendar.current.date(byAdding: .hour, value: 10, to: yesterday)!
-        let game = AppUse(application: ApplicationToken(rawValue: "tok-game"), category: ActivityCategoryToken(rawValue: "cat"))
+        let game = AppUse(
+            application: ApplicationToken(rawValue: "tok-game"), category: ActivityCategoryToken(rawValue: "cat"))
         for (session, offset, seconds) in [("seat0", 0.0, 1200), ("ssh", 600.0, 600)] {
             recorder.record(
                 UsageInterval(
                     user: UserID(getuid()), session: SessionID(session), use: game, start: ten + offset,
                     end: ten + offset + TimeInterval(seconds), duration: .seconds(Int64(seconds))))
         }
-        recorder.record(Pickup(user: UserID(getuid()), session: SessionID("seat0"), application: game.application, time: ten))
+        recorder.record(
+            Pickup(user: UserID(getuid()), session: SessionID("seat0"), application: game.application, time: ten))
         try recorder.flush()
         return path
+    }
+
+    /// An empty ledger file (one the daemon moves aside as damaged when it starts) is refused with what to do, and
+    /// left as it was: SQLite would have taken it for a new database, and the report made a ledger of it.
+    @Test func anEmptyLedgerIsRefusedAndLeftAsItWas() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/usage.sqlite"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let command =
+            "'\(StatusOverBusTests.screentime)' report --yesterday --database '\(path)' "
+            + "--token-key '\(directory.path)/token.key'"
+        let result = try CommandResult(command, in: directory)
+        #expect(result.status == 1)
+        #expect(
+            result.output.contains("the usage database \(path) cannot be read: the file is empty"), "\(result.output)")
+        #expect(result.output.contains("screentimed moves it aside"))
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test func yesterdayByHourHasARowPerLocalHourAsCSV() throws {
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
-        let command = "'\(StatusOverBusTests.screentime)' report --yesterday --by hour --format csv --database '\(path)' "
+        let command =
+            "'\(StatusOverBusTests.screentime)' report --yesterday --by hour --format csv --database '\(path)' "
             + "--token-key '\(directory.path)/token.key'"
         let result = try CommandResult(command, in: directory)
         #expect(result.status == 0, "\(result.output)")
@@ -43,7 +64,8 @@ import UsageStore
     @Test func byAppAsJSONCountsOneAppInTwoSessionsOnce() throws {
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
-        let command = "'\(StatusOverBusTests.screentime)' report --yesterday --by app --format json --database '\(path)' "
+        let command =
+            "'\(StatusOverBusTests.screentime)' report --yesterday --by app --format json --database '\(path)' "
             + "--token-key '\(directory.path)/token.key'"
         let result = try CommandResult(command, in: directory)
         #expect(result.status == 0, "\(result.output)")
@@ -56,7 +78,8 @@ import UsageStore
     @Test func aWeekByDayHasARowPerDaySoFar() throws {
         let directory = try ScratchDirectory()
         let path = try ledger(in: directory)
-        let command = "'\(StatusOverBusTests.screentime)' report --last-week --by day --format csv --database '\(path)' "
+        let command =
+            "'\(StatusOverBusTests.screentime)' report --last-week --by day --format csv --database '\(path)' "
             + "--token-key '\(directory.path)/token.key'"
         let result = try CommandResult(command, in: directory)
         #expect(result.status == 0, "\(result.output)")
@@ -70,7 +93,8 @@ import UsageStore
         let directory = try ScratchDirectory()
         let path = try ReportCommandTests().ledger(in: directory)
         let file = directory.path + "/export.csv"
-        let command = "'\(StatusOverBusTests.screentime)' export --format csv --output '\(file)' --database '\(path)' "
+        let command =
+            "'\(StatusOverBusTests.screentime)' export --format csv --output '\(file)' --database '\(path)' "
             + "--token-key '\(directory.path)/token.key'"
         let result = try CommandResult(command, in: directory)
         #expect(result.status == 0, "\(result.output)")
