@@ -132,6 +132,26 @@ import Testing
         #expect(index.entries["gone"] == Optional<DesktopEntry>.none)
         #expect(index.entries["kde-konsole"]?.name(locale: nil) == "Konsole")
     }
+
+    /// Flatpak's and Snap's folders are searched after XDG_DATA_DIRS, also when the daemon's environment lacks them
+    /// (it started before the session added them): an app the user installed with `flatpak --user` is known.
+    @Test func flatpakAndSnapFoldersAreSearchedWithoutXDGDataDirsNamingThem() throws {
+        let root = "/tmp/st-flatpak-\(getpid())"
+        defer { _ = try? removeTree(root) }
+        try writeFile(
+            "\(root)/.local/share/flatpak/exports/share/applications/org.example.Game.desktop",
+            "[Desktop Entry]\nType=Application\nName=Game\nExec=/usr/bin/flatpak run org.example.Game\n")
+        let directories = DesktopEntryIndex.dataDirectories(home: root, environment: ["XDG_DATA_DIRS": "/usr/share"])
+        #expect(
+            directories == [
+                root + "/.local/share", "/usr/share", root + "/.local/share/flatpak/exports/share",
+                "/var/lib/flatpak/exports/share", "/var/lib/snapd/desktop",
+            ])
+        #expect(DesktopEntryIndex(dataDirectories: directories).entries["org.example.Game"]?.name(locale: nil) == "Game")
+        // Without a home (a guardian's limited user, whose own entries could pass a game for an allowed app), none
+        // of the user's folders.
+        #expect(!DesktopEntryIndex.dataDirectories(home: nil, environment: [:]).contains { $0.hasPrefix(root) })
+    }
 }
 
 @Suite struct Programs {

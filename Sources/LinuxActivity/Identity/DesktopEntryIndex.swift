@@ -11,17 +11,17 @@ public struct DesktopEntryIndex: Sendable {
     private var byExecutable: [String: String] = [:]
     private var byWindowClass: [String: String] = [:]
 
-    /// The data directories searched for a user with this home and environment.
+    /// The data directories searched for a user with this home (nil: none of theirs is searched) and environment.
     public static func dataDirectories(home: String?, environment: [String: String]) -> [String] {
-        var directories: [String] = []
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            directories.append(dataHome)
-        } else if let home {
-            directories.append(home + "/.local/share")
-        }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home.map { $0 + "/.local/share" }
+        var directories = dataHome.map { [$0] } ?? []
         let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
         directories += dataDirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        for extra in ["/var/lib/flatpak/exports/share", "/var/lib/snapd/desktop"] where !directories.contains(extra) {
+        // Flatpak's (the user's installations, then the system's) and Snap's, which their packages add to the
+        // session's XDG_DATA_DIRS: also when the daemon started before the session set it, or without them.
+        let flatpak = (dataHome.map { [$0 + "/flatpak/exports/share"] } ?? []) + ["/var/lib/flatpak/exports/share"]
+        for extra in flatpak + ["/var/lib/snapd/desktop"] where !directories.contains(extra) {
             directories.append(extra)
         }
         return directories
