@@ -24,7 +24,8 @@ public struct UsageSummary: Codable, Hashable, Sendable {
     public var start: Date
     /// Where it ends (exclusive).
     public var end: Date
-    /// Seconds of use in total.
+    /// Seconds of use in total: the time any app counted, each instant once (less than the sum of the apps' where
+    /// several counted at once).
     public var totalSeconds: Double
     /// Seconds of use by application token.
     public var applicationSeconds: [String: Double]
