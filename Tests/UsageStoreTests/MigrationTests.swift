@@ -7,6 +7,19 @@ import Testing
 
 /// The migrations after the first keep the data a ledger already holds.
 @Suite struct MigrationTests {
+    /// Makes a ledger at `path` migrated up to `migration`, with one login session of `user` (row 1), and what `body`
+    /// writes in it; closed on return.
+    func oldLedger(at path: String, upTo migration: String, user: UserID, _ body: (Database) throws -> Void) throws {
+        let pool = try DatabasePool(path: path)
+        try UsageDatabase.migrator.migrate(pool, upTo: migration)
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO loginSession (bootID, sessionID, uid) VALUES ('boot', 's1', ?)",
+                arguments: [user.rawValue])
+            try body(db)
+        }
+    }
+
     @Test func aLedgerOfTheFirstVersionsKeepsItsIntervalsAndGainsTheDayRecords() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -14,24 +27,17 @@ import Testing
         let use = AppUse(
             application: ApplicationToken(rawValue: "tok-game"), category: ActivityCategoryToken(rawValue: "cat"))
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        do {
-            let pool = try DatabasePool(path: directory.databasePath)
-            try UsageDatabase.migrator.migrate(pool, upTo: "v2-client-values")
-            try pool.write { db in
-                try db.execute(
-                    sql: "INSERT INTO loginSession (bootID, sessionID, uid) VALUES ('boot', 's1', ?)",
-                    arguments: [user.rawValue])
-                try db.execute(
-                    sql: """
-                        INSERT INTO usageInterval (sessionRowID, appToken, categoryToken, startMilliseconds, endMilliseconds,
-                                                   durationMilliseconds)
-                        VALUES (1, ?, ?, ?, ?, 600000)
-                        """,
-                    arguments: [
-                        use.application.rawValue, use.category.rawValue, start.millisecondsSince1970,
-                        (start + 600).millisecondsSince1970,
-                    ])
-            }
+        try oldLedger(at: directory.databasePath, upTo: "v2-client-values", user: user) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO usageInterval (sessionRowID, appToken, categoryToken, startMilliseconds, endMilliseconds,
+                                               durationMilliseconds)
+                    VALUES (1, ?, ?, ?, ?, 600000)
+                    """,
+                arguments: [
+                    use.application.rawValue, use.category.rawValue, start.millisecondsSince1970,
+                    (start + 600).millisecondsSince1970,
+                ])
         }
         let database = try UsageDatabase.open(at: directory.databasePath)
         #expect(try database.appliedMigrations() == UsageDatabase.migrator.migrations)
@@ -86,35 +92,28 @@ import Testing
         let user = UserID(1001)
         let day = DateInterval(start: Date(timeIntervalSince1970: 1_795_564_800), duration: 86_400)
         let start = day.start.millisecondsSince1970 + 3_600_000
-        do {
-            let pool = try DatabasePool(path: directory.databasePath)
-            try UsageDatabase.migrator.migrate(pool, upTo: "v5-app-notifications")
-            try pool.write { db in
-                try db.execute(
-                    sql: "INSERT INTO loginSession (bootID, sessionID, uid) VALUES ('boot', 's1', ?)",
-                    arguments: [user.rawValue])
-                // Two apps running together for ten minutes.
-                for token in ["tok-a", "tok-b"] {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO usageInterval (sessionRowID, appToken, categoryToken, startMilliseconds,
-                                                       endMilliseconds, durationMilliseconds)
-                            VALUES (1, ?, 'cat', ?, ?, 600000)
-                            """,
-                        arguments: [token, start, start + 600_000])
-                }
+        try oldLedger(at: directory.databasePath, upTo: "v5-app-notifications", user: user) { db in
+            // Two apps running together for ten minutes.
+            for token in ["tok-a", "tok-b"] {
                 try db.execute(
                     sql: """
-                        INSERT INTO dailyRollup (uid, dayEndMilliseconds, dayStartMilliseconds, pickups)
-                        VALUES (?, ?, ?, 0);
-                        INSERT INTO dailyRollupUse (uid, dayEndMilliseconds, kind, token, milliseconds)
-                        VALUES (?, ?, 'application', 'tok-a', 600000), (?, ?, 'application', 'tok-b', 600000);
+                        INSERT INTO usageInterval (sessionRowID, appToken, categoryToken, startMilliseconds,
+                                                   endMilliseconds, durationMilliseconds)
+                        VALUES (1, ?, 'cat', ?, ?, 600000)
                         """,
-                    arguments: [
-                        user.rawValue, day.end.millisecondsSince1970, day.start.millisecondsSince1970,
-                        user.rawValue, day.end.millisecondsSince1970, user.rawValue, day.end.millisecondsSince1970,
-                    ])
+                    arguments: [token, start, start + 600_000])
             }
+            try db.execute(
+                sql: """
+                    INSERT INTO dailyRollup (uid, dayEndMilliseconds, dayStartMilliseconds, pickups)
+                    VALUES (?, ?, ?, 0);
+                    INSERT INTO dailyRollupUse (uid, dayEndMilliseconds, kind, token, milliseconds)
+                    VALUES (?, ?, 'application', 'tok-a', 600000), (?, ?, 'application', 'tok-b', 600000);
+                    """,
+                arguments: [
+                    user.rawValue, day.end.millisecondsSince1970, day.start.millisecondsSince1970,
+                    user.rawValue, day.end.millisecondsSince1970, user.rawValue, day.end.millisecondsSince1970,
+                ])
         }
         let database = try UsageDatabase.open(at: directory.databasePath)
         let counts = try database.writer.read { db in
