@@ -6,7 +6,10 @@ extension StringProtocol {
     /// characters through `NSString` and CoreFoundation's tables at each call. `other` holds no NUL.
     public func containsBytes(_ other: String) -> Bool {
         guard !other.isEmpty else { return true }
-        return utf8.withContiguousStorageIfAvailable { clinux_contains_bytes($0.baseAddress, $0.count, other) != 0 }
-            ?? String(self).containsBytes(other)
+        func search(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            clinux_contains_bytes(bytes.baseAddress, bytes.count, other) != 0
+        }
+        // A text without contiguous UTF-8 is copied into an array (a copy as a `String` could be as discontiguous).
+        return utf8.withContiguousStorageIfAvailable(search) ?? Array(utf8).withUnsafeBufferPointer(search)
     }
 }
