@@ -17,8 +17,15 @@ TTY_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- \
     bash -c 'set -m; sleep 1000 & vim -n -u NONE -i NONE; wait')
 # sbuser2: an x11-typed session on seat0 whose own process is a game that renamed itself ("innocent").
 # A display number no X server here uses: the container shares the host's abstract X sockets.
+# The session's XDG_DATA_DIRS names a folder of its own (as a desktop session adds its folders after the user's
+# service manager started), whose desktop entry names a second program of the session.
+inside cp "$WORK/supertuxkart" "$WORK/extra-game"
+inside install -d -o sbuser2 /home/sbuser2/.extra-share/applications
+inside sh -c "printf '[Desktop Entry]\nType=Application\nName=Extra\nExec=$WORK/extra-game\n' \
+    > /home/sbuser2/.extra-share/applications/org.example.Extra.desktop"
 X11_SID=$("$SANDBOX" session "$NAME" --user sbuser2 --x11 --display :72 -- \
-    env GAME_RENAME=innocent "$WORK/supertuxkart")
+    env GAME_RENAME=innocent XDG_DATA_DIRS=/home/sbuser2/.extra-share:/usr/local/share:/usr/share \
+    bash -c "$WORK/extra-game & exec $WORK/supertuxkart")
 # sbuser2's desktop starts a game in its own transient app scope, renamed too, with a forked child.
 inside runuser -u sbuser2 -- env XDG_RUNTIME_DIR=/run/user/2002 \
     DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/2002/bus GAME_RENAME=innocent GAME_FORK=1 \
@@ -52,6 +59,8 @@ check "tty session lists vim and the background sleep" J --arg s "$TTY_SID" \
 check "renamed process in the session keeps its executable's app id" J --arg s "$X11_SID" \
     '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "supertuxkart" and .processCount == 1)'
 check "nothing is reported under the fake name" J '[.sessions[].runningApps[].id] | index("innocent") == null'
+check "a desktop entry in a folder of the session's XDG_DATA_DIRS names its program" J --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | [.runningApps[].id] | index("org.example.Extra") != null and index("extra-game") == null'
 check "scoped, renamed game and its child are the scope's app, in the user's graphical session" J --arg s "$X11_SID" \
     '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "org.example.Game" and .processCount == 2)'
 check "x11 session without a display server falls back and says so" J --arg s "$X11_SID" \

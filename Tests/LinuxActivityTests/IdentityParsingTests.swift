@@ -152,6 +152,35 @@ import Testing
         // of the user's folders.
         #expect(!DesktopEntryIndex.dataDirectories(home: nil, environment: [:]).contains { $0.hasPrefix(root) })
     }
+
+    /// The folders a user's desktop session names in its XDG_DATA_DIRS (read from its processes, as the session set
+    /// it after the daemon started) are searched first, each once; never for a guardian's limited user, who would
+    /// name a folder of their own.
+    @Test func foldersTheSessionsDataDirsNameAreSearchedFirstExceptForALimitedUser() throws {
+        #expect(
+            DesktopEntryIndex.dataDirs(
+                sessionFolders: ["/opt/desk/share", "/usr/share"], then: "/usr/local/share/:/usr/share:rel")
+                == "/opt/desk/share:/usr/share:/usr/local/share")
+        #expect(
+            DesktopEntryIndex.dataDirs(sessionFolders: ["/nix/share"], then: "")
+                == "/nix/share:/usr/local/share:/usr/share")
+        let root = "/tmp/st-session-data-\(getpid())"
+        defer { _ = try? removeTree(root) }
+        try writeFile(
+            "\(root)/desk/applications/org.example.Puzzle.desktop",
+            "[Desktop Entry]\nType=Application\nName=Puzzle\nExec=/opt/puzzle/puzzle\nCategories=Game;\n")
+        let user = UserID(getuid())
+        for limited in [false, true] {
+            var configuration = Collector.Configuration()
+            configuration.environment = ["XDG_DATA_HOME": "\(root)/data", "XDG_DATA_DIRS": "\(root)/system"]
+            configuration.limitedByGuardian = limited
+            let collector = Collector(
+                configuration: configuration, tokenizer: Tokenizer(key: Array(repeating: 3, count: 32)))
+            defer { collector.close() }
+            collector.sessionDataFolders[SessionID("4")] = (user, ["\(root)/desk"])
+            #expect((collector.catalog(for: user).desktopEntries.entries["org.example.Puzzle"] != nil) == !limited)
+        }
+    }
 }
 
 @Suite struct Programs {

@@ -53,6 +53,12 @@ public final class Collector {
     var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     /// The processes whose environment names no display (`graphicalEnvironment(of:)`).
     var environmentsWithoutDisplay: Set<ProcessIdentity> = []
+    /// The folders each graphical session's `XDG_DATA_DIRS` names, once read (`learnSessionDataFolders`), and when to
+    /// look again for a session none of whose processes had a display yet.
+    var sessionDataFolders: [SessionID: (user: UserID, folders: [String])] = [:]
+    var sessionDataFoldersRetry: [SessionID: Duration] = [:]
+    /// The data folders each catalog was made from.
+    var catalogDataDirectories: [UserID: [String]] = [:]
     var terminalReaders: [UInt32: ProcessID] = [:]
     /// Each terminal's last foreground app and what it was derived from: the `stat` of the group's leader, read
     /// through the terminal, the process table's `changeCount` and `eventGaps`, and the catalog. While all four are
@@ -125,13 +131,11 @@ public final class Collector {
     /// saw their desktop entries change.
     public func catalog(for user: UserID) -> AppCatalog {
         if let catalog = catalogs[user] { return catalog }
-        let home = configuration.limitedByGuardian ? nil : Logind.home(of: user)
-        let environment =
-            user.rawValue == getuid() && !configuration.limitedByGuardian
-            ? configuration.environment ?? ProcessInfo.processInfo.environment : [:]
+        let (home, environment) = catalogSource(for: user)
+        let directories = DesktopEntryIndex.dataDirectories(home: home, environment: environment)
+        catalogDataDirectories[user] = directories
         // Watched before the entries are read, so that an entry written meanwhile is not missed.
-        desktopEntryWatch.watch(
-            dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment), for: user)
+        desktopEntryWatch.watch(dataDirectories: directories, for: user)
         let overrides = (try? CategoryOverrides.load(home: home, environment: environment)) ?? CategoryOverrides()
         let catalog = AppCatalog(home: home, environment: environment, overrides: overrides, tokenizer: tokenizer)
         catalogs[user] = catalog
@@ -166,6 +170,7 @@ public final class Collector {
             forgetEndedSessions(sessions)
             table.sessionUsers = Set(sessions.map(\.user))
         }
+        learnSessionDataFolders(sessions, now: now)
         let runningChanged = runningApps?.version != countsVersion || sessionsChanged
         if runningChanged { runningApps = (countsVersion, runningApps(of: sessions)) }
 
@@ -235,6 +240,8 @@ public final class Collector {
         if focusProblems.keys.contains(where: { !live.contains($0) }) {
             focusProblems = focusProblems.filter { live.contains($0.key) }
         }
+        sessionDataFolders = sessionDataFolders.filter { live.contains($0.key) }
+        sessionDataFoldersRetry = sessionDataFoldersRetry.filter { live.contains($0.key) }
     }
 
     /// The apps running in each session: its own, the user manager's in the session that owns them, and (without

@@ -16,8 +16,7 @@ public struct DesktopEntryIndex: Sendable {
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home.map { $0 + "/.local/share" }
         var directories = dataHome.map { [$0] } ?? []
-        let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        directories += dataDirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        directories += absoluteFolders(of: environment["XDG_DATA_DIRS"] ?? "")
         // Flatpak's (the user's installations, then the system's) and Snap's, which their packages add to the
         // session's XDG_DATA_DIRS: also when the daemon started before the session set it, or without them.
         let flatpak = (dataHome.map { [$0 + "/flatpak/exports/share"] } ?? []) + ["/var/lib/flatpak/exports/share"]
@@ -25,6 +24,25 @@ public struct DesktopEntryIndex: Sendable {
             directories.append(extra)
         }
         return directories
+    }
+
+    /// The absolute folders of an `XDG_DATA_DIRS` value, in order, without a trailing slash
+    /// (`/usr/local/share:/usr/share` when it is empty); relative ones are ignored, as the specification says.
+    public static func absoluteFolders(of dataDirs: String) -> [String] {
+        (dataDirs.isEmpty ? "/usr/local/share:/usr/share" : dataDirs).split(separator: ":").compactMap { folder in
+            guard folder.hasPrefix("/") else { return nil }
+            var trimmed = folder
+            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+            return String(trimmed)
+        }
+    }
+
+    /// An `XDG_DATA_DIRS` value with `sessionFolders` first (what a user's desktop sessions name), then the folders of
+    /// `dataDirs` (default `/usr/local/share:/usr/share`), each once.
+    public static func dataDirs(sessionFolders: [String], then dataDirs: String?) -> String {
+        var seen: Set<String> = []
+        return (sessionFolders + absoluteFolders(of: dataDirs ?? "")).filter { seen.insert($0).inserted }
+            .joined(separator: ":")
     }
 
     /// Reads every `*.desktop` below `DIR/applications` of each directory.
