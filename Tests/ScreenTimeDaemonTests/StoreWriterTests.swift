@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import UsageStore
 
@@ -62,16 +63,21 @@ import UsageStore
             batch.snapshotToFileNow = toFileNow
             writer.submit(batch)
         }
+        // Generous: in a full run the other suites' synchronous tests can hold the two threads the writer's task and
+        // this one run on for tens of seconds.
         func until(_ condition: () -> Bool) async throws -> Bool {
-            let deadline = ContinuousClock.now + .seconds(15)
+            let deadline = ContinuousClock.now + .seconds(90)
             while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             return condition()
         }
+        // The writer replaces the file after the ledger's commit: each is waited for.
         submit("{\"n\":1}", toFileNow: false)
-        #expect(try await until { ledger() == "{\"n\":1}" })
-        #expect(file() == "{\"n\":1}", "the first snapshot goes to the file")
+        #expect(try await until { ledger() == "{\"n\":1}" && file() == "{\"n\":1}" }, "the first goes to both")
+        // Batches are written in order: once the ledger has the second of two routine snapshots, the first one's
+        // turn, file included, is over.
         submit("{\"n\":2}", toFileNow: false)
-        #expect(try await until { ledger() == "{\"n\":2}" })
+        submit("{\"n\":2.5}", toFileNow: false)
+        #expect(try await until { ledger() == "{\"n\":2.5}" })
         #expect(file() == "{\"n\":1}", "a routine one a moment later doesn't")
         submit("{\"n\":3}", toFileNow: true)
         #expect(try await until { ledger() == "{\"n\":3}" && file() == "{\"n\":3}" })
@@ -79,7 +85,7 @@ import UsageStore
         // Another writer holds the ledger past the writer's 5 s busy timeout, until the file is looked at: the routine
         // snapshot can't reach the ledger, however late the writer's task comes to it.
         let letGo = DispatchSemaphore(value: 0)
-        let released = try await holdLedger(at: path, seconds: 30, letGo: letGo)
+        let released = try await holdLedger(at: path, seconds: 120, letGo: letGo)
         submit("{\"n\":4}", toFileNow: false)
         #expect(try await until { file() == "{\"n\":4}" }, "with the ledger not written, the file has it")
         #expect(writer.health.fault != nil)
@@ -92,25 +98,31 @@ import UsageStore
 
     /// Has another writer hold the ledger at `path` (a write transaction) for `seconds`, or until `letGo` is
     /// signalled, on a thread of its own (a task sleeping in a transaction would hold one of the few threads the
-    /// writer's task runs on); returns once it holds it, with what is signalled when it lets go. A hold that fails lets
-    /// the test go on (and fail), not wait for ever.
+    /// writer's task runs on); returns once it holds it, with what is signalled when it lets go. A hold that can't be
+    /// taken (the writer busy past the timeout) throws, so the test fails saying so instead of going on unheld.
     func holdLedger(
         at path: String, seconds: Int, letGo: DispatchSemaphore = DispatchSemaphore(value: 0)
     ) async throws -> DispatchSemaphore {
         let other = try UsageDatabase.open(at: path)
         let holding = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
         Thread.detachNewThread {
-            try? other.writer.write { db in
-                try db.execute(
-                    sql: "INSERT INTO settingsStore (name, json, updatedAtMilliseconds) VALUES ('x', '{}', 1)")
+            do {
+                try other.writer.write { db in
+                    try db.execute(
+                        sql: "INSERT INTO settingsStore (name, json, updatedAtMilliseconds) VALUES ('x', '{}', 1)")
+                    holding.signal()
+                    _ = letGo.wait(timeout: .now() + .seconds(seconds))
+                }
+            } catch {
+                failure.withLock { $0 = error }
                 holding.signal()
-                _ = letGo.wait(timeout: .now() + .seconds(seconds))
             }
-            holding.signal()
             released.signal()
         }
         await wait(for: holding)
+        if let error = failure.withLock({ $0 }) { throw error }
         return released
     }
 
