@@ -64,6 +64,28 @@ import Testing
         #expect(!entry.noDisplay && !entry.hidden)
     }
 
+    /// A catalog keeps only the names its locale reads: each locale still gets the name the whole entry gives it.
+    @Test func anEntryKeepsOnlyTheNamesOfItsLocale() throws {
+        let text = """
+            [Desktop Entry]
+            Name=Super Tux Kart
+            Name[de]=Super-Tux-Kart
+            Name[de_CH]=Super Tux Chärt
+            Name[sr@latin]=Super Tuks
+            Comment[de]=Ein Spiel
+            Exec=supertuxkart
+            """
+        let all = try #require(DesktopEntry(id: "supertuxkart", parsing: text))
+        for locale in ["de_DE.UTF-8", "de_CH.UTF-8", "sr_RS@latin", "fr_FR.UTF-8", "C"] as [String?] + [nil] {
+            let kept = try #require(
+                DesktopEntry(
+                    id: "supertuxkart", parsing: text, nameLocaleKeys: Set(DesktopEntry.localeKeys(locale))))
+            #expect(kept.name(locale: locale) == all.name(locale: locale))
+            #expect(Set(kept.names.keys) == Set(all.names.keys).intersection([""] + DesktopEntry.localeKeys(locale)))
+        }
+        #expect(all.names.count == 4)
+    }
+
     @Test(arguments: [
         ("prog %f", ["prog"]),
         ("prog %F %u %U %i %c %k", ["prog"]),

@@ -22,7 +22,8 @@ public final class AppCatalog: @unchecked Sendable {
     public let locale: String?
     private var labels: [AppID: AppLabel] = [:]
 
-    public init(desktopEntries: DesktopEntryIndex, overrides: CategoryOverrides, tokenizer: Tokenizer, locale: String?) {
+    public init(desktopEntries: DesktopEntryIndex, overrides: CategoryOverrides, tokenizer: Tokenizer, locale: String?)
+    {
         self.desktopEntries = desktopEntries
         self.overrides = overrides
         self.tokenizer = tokenizer
@@ -34,11 +35,12 @@ public final class AppCatalog: @unchecked Sendable {
     public convenience init(
         home: String?, environment: [String: String], overrides: CategoryOverrides, tokenizer: Tokenizer
     ) {
+        let locale = environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"]
         self.init(
             desktopEntries: DesktopEntryIndex(
-                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment)),
-            overrides: overrides, tokenizer: tokenizer,
-            locale: environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"])
+                dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment),
+                nameLocale: locale),
+            overrides: overrides, tokenizer: tokenizer, locale: locale)
     }
 
     /// The label of an app id (cached).

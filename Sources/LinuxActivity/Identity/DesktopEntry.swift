@@ -45,8 +45,9 @@ public struct DesktopEntry: Hashable, Sendable {
 
 extension DesktopEntry {
     /// Parses the text of a desktop file. Returns nil when it has no `[Desktop Entry]` group. Only the keys of that
-    /// group are read; unknown keys, comments and other groups (actions) are skipped.
-    public init?(id: String, parsing text: String) {
+    /// group are read; unknown keys, localized keys other than `Name`'s, comments and other groups (actions) are
+    /// skipped. With `nameLocaleKeys` (`localeKeys(_:)` of a locale), only those translations of `Name` are kept.
+    public init?(id: String, parsing text: String, nameLocaleKeys: Set<String>? = nil) {
         var inMainGroup = false
         var sawMainGroup = false
         var values: [String: String] = [:]
@@ -60,14 +61,23 @@ extension DesktopEntry {
                 continue
             }
             guard inMainGroup, let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals].trimmingTrailingSpaces())
+            let key = line[..<equals].trimmingTrailingSpaces()
+            // The name's translation, when the key is one (`Name[de]`); other translated keys are never read.
+            var nameLocale: String?
+            if key.hasSuffix("]") {
+                let locale = String(key.dropFirst(5).dropLast())
+                guard key.hasPrefix("Name["), nameLocaleKeys?.contains(locale) ?? true else { continue }
+                nameLocale = locale
+            } else if key != "Name", values[String(key)] != nil {
+                continue
+            }
             let value = DesktopEntry.unescapeValue(line[line.index(after: equals)...].drop(while: { $0 == " " }))
-            if key == "Name" {
+            if let nameLocale {
+                names[nameLocale] = value
+            } else if key == "Name" {
                 names[""] = value
-            } else if key.hasPrefix("Name["), key.hasSuffix("]") {
-                names[String(key.dropFirst(5).dropLast())] = value
-            } else if values[key] == nil {
-                values[key] = value
+            } else {
+                values[String(key)] = value
             }
         }
         guard sawMainGroup else { return nil }
