@@ -27,7 +27,10 @@ extension Collector {
     func learnSessionDataFolders(_ sessions: [SessionInfo], now: Duration) {
         guard !configuration.limitedByGuardian else { return }
         var users: Set<UserID> = []
-        for session in sessions where session.isGraphical && sessionDataFolders[session.id] == nil {
+        // Another user's environment is theirs to read (and root's).
+        let readable = { (user: UserID) in getuid() == 0 || user.rawValue == getuid() }
+        for session in sessions
+        where session.isGraphical && sessionDataFolders[session.id] == nil && readable(session.user) {
             if let retry = sessionDataFoldersRetry[session.id], now < retry { continue }
             let environment = graphicalEnvironment(of: session)
             guard !environment.isEmpty else {
@@ -43,7 +46,7 @@ extension Collector {
             users.insert(session.user)
         }
         let stale = users.filter { user in
-            guard let built = catalogDataDirectories[user] else { return false }
+            guard let built = catalogs[user]?.desktopEntries.dataDirectories else { return false }
             let (home, environment) = catalogSource(for: user)
             return DesktopEntryIndex.dataDirectories(home: home, environment: environment) != built
         }

@@ -57,8 +57,6 @@ public final class Collector {
     /// look again for a session none of whose processes had a display yet.
     var sessionDataFolders: [SessionID: (user: UserID, folders: [String])] = [:]
     var sessionDataFoldersRetry: [SessionID: Duration] = [:]
-    /// The data folders each catalog was made from.
-    var catalogDataDirectories: [UserID: [String]] = [:]
     var terminalReaders: [UInt32: ProcessID] = [:]
     /// Each terminal's last foreground app and what it was derived from: the `stat` of the group's leader, read
     /// through the terminal, the process table's `changeCount` and `eventGaps`, and the catalog. While all four are
@@ -132,10 +130,9 @@ public final class Collector {
     public func catalog(for user: UserID) -> AppCatalog {
         if let catalog = catalogs[user] { return catalog }
         let (home, environment) = catalogSource(for: user)
-        let directories = DesktopEntryIndex.dataDirectories(home: home, environment: environment)
-        catalogDataDirectories[user] = directories
         // Watched before the entries are read, so that an entry written meanwhile is not missed.
-        desktopEntryWatch.watch(dataDirectories: directories, for: user)
+        desktopEntryWatch.watch(
+            dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment), for: user)
         let overrides = (try? CategoryOverrides.load(home: home, environment: environment)) ?? CategoryOverrides()
         let catalog = AppCatalog(home: home, environment: environment, overrides: overrides, tokenizer: tokenizer)
         catalogs[user] = catalog

@@ -8,6 +8,8 @@ import Glibc
 public struct DesktopEntryIndex: Sendable {
     /// Visible entries by id (`Hidden` ones removed; `NoDisplay` ones kept, they still name apps).
     public private(set) var entries: [String: DesktopEntry] = [:]
+    /// The data directories the entries were read from (none for an index of given entries).
+    public private(set) var dataDirectories: [String] = []
     private var byExecutable: [String: String] = [:]
     private var byWindowClass: [String: String] = [:]
 
@@ -49,6 +51,7 @@ public struct DesktopEntryIndex: Sendable {
     /// the names that locale reads (`DesktopEntry.name(locale:)`; none but the unlocalized `Name` for `.some(nil)`)
     /// instead of one per translation: a desktop's few hundred entries name themselves in some 60 languages each.
     public init(dataDirectories: [String], nameLocale: String?? = .none) {
+        self.dataDirectories = dataDirectories
         let localeKeys = nameLocale.map { Set(DesktopEntry.localeKeys($0)) }
         var seen: Set<String> = []
         for directory in dataDirectories {
