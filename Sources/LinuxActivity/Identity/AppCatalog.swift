@@ -39,7 +39,7 @@ public final class AppCatalog: @unchecked Sendable {
         self.init(
             desktopEntries: DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment),
-                nameLocale: locale),
+                nameLocaleKeys: Set(DesktopEntry.localeKeys(locale))),
             overrides: overrides, tokenizer: tokenizer, locale: locale)
     }
 

@@ -23,7 +23,9 @@ public struct DesktopEntry: Hashable, Sendable {
         return names[""] ?? id
     }
 
-    static func localeKeys(_ locale: String?) -> [String] {
+    /// The `Name[…]` keys a locale such as `de_DE.UTF-8@euro` reads, most specific first (none for C, POSIX or
+    /// none); the unlocalized `Name` follows them.
+    public static func localeKeys(_ locale: String?) -> [String] {
         guard var locale, !locale.isEmpty, locale != "C", locale != "POSIX" else { return [] }
         var modifier: Substring?
         if let at = locale.firstIndex(of: "@") {

@@ -47,12 +47,11 @@ public struct DesktopEntryIndex: Sendable {
             .joined(separator: ":")
     }
 
-    /// Reads every `*.desktop` below `DIR/applications` of each directory. With `nameLocale`, an entry keeps only
-    /// the names that locale reads (`DesktopEntry.name(locale:)`; none but the unlocalized `Name` for `.some(nil)`)
-    /// instead of one per translation: a desktop's few hundred entries name themselves in some 60 languages each.
-    public init(dataDirectories: [String], nameLocale: String?? = .none) {
+    /// Reads every `*.desktop` below `DIR/applications` of each directory. With `nameLocaleKeys`
+    /// (`DesktopEntry.localeKeys(_:)` of a locale), an entry keeps only the names that locale reads instead of one per
+    /// translation: a desktop's few hundred entries name themselves in some 60 languages each.
+    public init(dataDirectories: [String], nameLocaleKeys: Set<String>? = nil) {
         self.dataDirectories = dataDirectories
-        let localeKeys = nameLocale.map { Set(DesktopEntry.localeKeys($0)) }
         var seen: Set<String> = []
         for directory in dataDirectories {
             var files: [(id: String, path: String)] = []
@@ -61,7 +60,7 @@ public struct DesktopEntryIndex: Sendable {
             for file in files where !seen.contains(file.id) {
                 seen.insert(file.id)
                 guard let text = FileSystem.readText(file.path),
-                    let entry = DesktopEntry(id: file.id, parsing: text, nameLocaleKeys: localeKeys), !entry.hidden,
+                    let entry = DesktopEntry(id: file.id, parsing: text, nameLocaleKeys: nameLocaleKeys), !entry.hidden,
                     entry.type == "Application"
                 else { continue }
                 add(entry)
