@@ -45,6 +45,7 @@ extension Collector {
             )
             users.insert(session.user)
         }
+        guard !users.isEmpty else { return }
         let stale = users.filter { user in
             guard let built = catalogs[user]?.desktopEntries.dataDirectories else { return false }
             let (home, environment) = catalogSource(for: user)
