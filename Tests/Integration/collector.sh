@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of the collector against a real systemd-logind (booted in a container by logind-sandbox.sh):
 # two users, a tty session and an x11-typed session, processes inside sessions and inside transient app scopes,
-# a process that renames itself; asserts what `screentime now --json` reports, and that a running collector
-# picks up lock and idle changes from logind's signals.
+# a process that renames itself, a session whose own XDG_DATA_DIRS names a folder of desktop entries; asserts what
+# `screentime now --json` reports, and that a running collector picks up lock and idle changes from logind's signals.
 # Needs root, a debug build (`swift build`), and the packages `logind-sandbox.sh install` adds, plus gcc and jq.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)

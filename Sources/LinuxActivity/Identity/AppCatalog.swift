@@ -22,8 +22,7 @@ public final class AppCatalog: @unchecked Sendable {
     public let locale: String?
     private var labels: [AppID: AppLabel] = [:]
 
-    public init(desktopEntries: DesktopEntryIndex, overrides: CategoryOverrides, tokenizer: Tokenizer, locale: String?)
-    {
+    public init(desktopEntries: DesktopEntryIndex, overrides: CategoryOverrides, tokenizer: Tokenizer, locale: String?) {
         self.desktopEntries = desktopEntries
         self.overrides = overrides
         self.tokenizer = tokenizer

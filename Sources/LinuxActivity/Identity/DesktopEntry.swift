@@ -67,8 +67,9 @@ extension DesktopEntry {
             // The name's translation, when the key is one (`Name[de]`); other translated keys are never read.
             var nameLocale: String?
             if key.hasSuffix("]") {
+                guard key.hasPrefix("Name[") else { continue }
                 let locale = String(key.dropFirst(5).dropLast())
-                guard key.hasPrefix("Name["), nameLocaleKeys?.contains(locale) ?? true else { continue }
+                guard nameLocaleKeys?.contains(locale) ?? true else { continue }
                 nameLocale = locale
             } else if key != "Name", values[String(key)] != nil {
                 continue
