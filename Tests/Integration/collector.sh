@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test of the collector against a real systemd-logind (booted in a container by logind-sandbox.sh):
 # two users, a tty session and an x11-typed session, processes inside sessions and inside transient app scopes,
-# a process that renames itself, a session whose own XDG_DATA_DIRS names a folder of desktop entries; asserts what
+# a process that renames itself, a session whose own XDG_DATA_DIRS and LANG make its user's catalog; asserts what
 # `screentime now --json` reports, and that a running collector picks up lock and idle changes from logind's signals.
 # Needs root, a debug build (`swift build`), and the packages `logind-sandbox.sh install` adds, plus gcc and jq.
 set -euo pipefail
@@ -17,14 +17,14 @@ TTY_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- \
     bash -c 'set -m; sleep 1000 & vim -n -u NONE -i NONE; wait')
 # sbuser2: an x11-typed session on seat0 whose own process is a game that renamed itself ("innocent").
 # A display number no X server here uses: the container shares the host's abstract X sockets.
-# The session's XDG_DATA_DIRS names a folder of its own (as a desktop session adds its folders after the user's
-# service manager started), whose desktop entry names a second program of the session.
+# The session's XDG_DATA_DIRS names a folder of its own, and its LANG another language (as a desktop session sets
+# them after the user's service manager started): a desktop entry there names a second program of the session.
 inside cp "$WORK/supertuxkart" "$WORK/extra-game"
 inside install -d -o sbuser2 /home/sbuser2/.extra-share/applications
-inside sh -c "printf '[Desktop Entry]\nType=Application\nName=Extra\nExec=$WORK/extra-game\n' \
+inside sh -c "printf '[Desktop Entry]\nType=Application\nName=Extra\nName[de]=Extraspiel\nExec=$WORK/extra-game\n' \
     > /home/sbuser2/.extra-share/applications/org.example.Extra.desktop"
 X11_SID=$("$SANDBOX" session "$NAME" --user sbuser2 --x11 --display :72 -- \
-    env GAME_RENAME=innocent XDG_DATA_DIRS=/home/sbuser2/.extra-share:/usr/local/share:/usr/share \
+    env GAME_RENAME=innocent XDG_DATA_DIRS=/home/sbuser2/.extra-share:/usr/local/share:/usr/share LANG=de_DE.UTF-8 \
     bash -c "$WORK/extra-game & exec $WORK/supertuxkart")
 # sbuser2's desktop starts a game in its own transient app scope, renamed too, with a forked child.
 inside runuser -u sbuser2 -- env XDG_RUNTIME_DIR=/run/user/2002 \
@@ -61,6 +61,8 @@ check "renamed process in the session keeps its executable's app id" J --arg s "
 check "nothing is reported under the fake name" J '[.sessions[].runningApps[].id] | index("innocent") == null'
 check "a desktop entry in a folder of the session's XDG_DATA_DIRS names its program" J --arg s "$X11_SID" \
     '.sessions[] | select(.id == $s) | [.runningApps[].id] | index("org.example.Extra") != null and index("extra-game") == null'
+check "the app is named in the session's language" J --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "org.example.Extra") | .name == "Extraspiel"'
 check "scoped, renamed game and its child are the scope's app, in the user's graphical session" J --arg s "$X11_SID" \
     '.sessions[] | select(.id == $s) | .runningApps[] | select(.id == "org.example.Game" and .processCount == 2)'
 check "x11 session without a display server falls back and says so" J --arg s "$X11_SID" \

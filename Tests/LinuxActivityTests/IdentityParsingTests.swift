@@ -176,9 +176,9 @@ import Testing
     }
 
     /// The folders a user's desktop session names in its XDG_DATA_DIRS (read from its processes, as the session set
-    /// it after the daemon started) are searched first, each once; never for a guardian's limited user, who would
-    /// name a folder of their own.
-    @Test func foldersTheSessionsDataDirsNameAreSearchedFirstExceptForALimitedUser() throws {
+    /// it after the daemon started) are searched first, each once, and its locale names the apps; never for a
+    /// guardian's limited user, who would name a folder of their own.
+    @Test func theSessionsDataFoldersAndLocaleMakeTheCatalogExceptForALimitedUser() throws {
         #expect(
             DesktopEntryIndex.dataDirs(
                 sessionFolders: ["/opt/desk/share", "/usr/share"], then: "/usr/local/share/:/usr/share:rel")
@@ -190,17 +190,24 @@ import Testing
         defer { _ = try? removeTree(root) }
         try writeFile(
             "\(root)/desk/applications/org.example.Puzzle.desktop",
-            "[Desktop Entry]\nType=Application\nName=Puzzle\nExec=/opt/puzzle/puzzle\nCategories=Game;\n")
+            "[Desktop Entry]\nType=Application\nName=Puzzle\nName[de]=Rätsel\nExec=/opt/puzzle/puzzle\n")
         let user = UserID(getuid())
         for limited in [false, true] {
             var configuration = Collector.Configuration()
-            configuration.environment = ["XDG_DATA_HOME": "\(root)/data", "XDG_DATA_DIRS": "\(root)/system"]
+            configuration.environment = [
+                "XDG_DATA_HOME": "\(root)/data", "XDG_DATA_DIRS": "\(root)/system", "LANG": "C.UTF-8",
+            ]
             configuration.limitedByGuardian = limited
             let collector = Collector(
                 configuration: configuration, tokenizer: Tokenizer(key: Array(repeating: 3, count: 32)))
             defer { collector.close() }
-            collector.sessionDataFolders[SessionID("4")] = (user, ["\(root)/desk"])
-            #expect((collector.catalog(for: user).desktopEntries.entries["org.example.Puzzle"] != nil) == !limited)
+            collector.sessionEnvironments[SessionID("4")] = (
+                user, ["XDG_DATA_DIRS": "\(root)/desk", "LANG": "de_DE.UTF-8"]
+            )
+            let catalog = collector.catalog(for: user)
+            #expect((catalog.desktopEntries.entries["org.example.Puzzle"] != nil) == !limited)
+            let name = catalog.label(for: AppID("org.example.Puzzle")).name
+            #expect(name == (limited ? "org.example.Puzzle" : "Rätsel"))
         }
     }
 }

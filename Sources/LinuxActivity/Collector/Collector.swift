@@ -53,10 +53,10 @@ public final class Collector {
     var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     /// The processes whose environment names no display (`graphicalEnvironment(of:)`).
     var environmentsWithoutDisplay: Set<ProcessIdentity> = []
-    /// The folders each graphical session's `XDG_DATA_DIRS` names, once read (`learnSessionDataFolders`), and when to
-    /// look again for a session none of whose processes had a display yet.
-    var sessionDataFolders: [SessionID: (user: UserID, folders: [String])] = [:]
-    var sessionDataFoldersRetry: [SessionID: Duration] = [:]
+    /// What each graphical session's environment says of its user's catalog, once read (`learnSessionEnvironments`),
+    /// and when to look again for a session none of whose processes had a display yet.
+    var sessionEnvironments: [SessionID: (user: UserID, environment: [String: String])] = [:]
+    var sessionEnvironmentsRetry: [SessionID: Duration] = [:]
     var terminalReaders: [UInt32: ProcessID] = [:]
     /// Each terminal's last foreground app and what it was derived from: the `stat` of the group's leader, read
     /// through the terminal, the process table's `changeCount` and `eventGaps`, and the catalog. While all four are
@@ -167,7 +167,7 @@ public final class Collector {
             forgetEndedSessions(sessions)
             table.sessionUsers = Set(sessions.map(\.user))
         }
-        learnSessionDataFolders(sessions, now: now)
+        learnSessionEnvironments(sessions, now: now)
         let runningChanged = runningApps?.version != countsVersion || sessionsChanged
         if runningChanged { runningApps = (countsVersion, runningApps(of: sessions)) }
 
@@ -237,8 +237,8 @@ public final class Collector {
         if focusProblems.keys.contains(where: { !live.contains($0) }) {
             focusProblems = focusProblems.filter { live.contains($0.key) }
         }
-        sessionDataFolders = sessionDataFolders.filter { live.contains($0.key) }
-        sessionDataFoldersRetry = sessionDataFoldersRetry.filter { live.contains($0.key) }
+        sessionEnvironments = sessionEnvironments.filter { live.contains($0.key) }
+        sessionEnvironmentsRetry = sessionEnvironmentsRetry.filter { live.contains($0.key) }
     }
 
     /// The apps running in each session: its own, the user manager's in the session that owns them, and (without

@@ -34,12 +34,17 @@ public final class AppCatalog: @unchecked Sendable {
     public convenience init(
         home: String?, environment: [String: String], overrides: CategoryOverrides, tokenizer: Tokenizer
     ) {
-        let locale = environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"]
+        let locale = Self.locale(of: environment)
         self.init(
             desktopEntries: DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: home, environment: environment),
                 nameLocaleKeys: Set(DesktopEntry.localeKeys(locale))),
             overrides: overrides, tokenizer: tokenizer, locale: locale)
+    }
+
+    /// The locale whose names a catalog made from `environment` gives: `LC_ALL`'s, `LC_MESSAGES`' or `LANG`'s.
+    public static func locale(of environment: [String: String]) -> String? {
+        environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"]
     }
 
     /// The label of an app id (cached).
