@@ -4,8 +4,7 @@ import ScreenTimeModel
 
 extension Collector {
     /// What a desktop session's environment says of its user's catalog: the data folders it names and its locale.
-    static let sessionCatalogKeys: Set<String> = ["XDG_DATA_DIRS", "LC_ALL", "LC_MESSAGES", "LANG"]
-    private static let localeKeys = ["LC_ALL", "LC_MESSAGES", "LANG"]
+    static let sessionCatalogKeys = Set(AppCatalog.localeVariables + ["XDG_DATA_DIRS"])
 
     /// The home and environment a user's catalog is made from: this process's environment for its own user, their
     /// home's defaults for another; with the folders their graphical sessions' `XDG_DATA_DIRS` name searched first,
@@ -24,8 +23,8 @@ extension Collector {
             environment["XDG_DATA_DIRS"] = DesktopEntryIndex.dataDirs(
                 sessionFolders: folders, then: environment["XDG_DATA_DIRS"])
         }
-        if let locale = sessions.first(where: { session in Self.localeKeys.contains { session[$0] != nil } }) {
-            for key in Self.localeKeys { environment[key] = locale[key] }
+        if let locale = sessions.first(where: { AppCatalog.locale(of: $0) != nil }) {
+            for key in AppCatalog.localeVariables { environment[key] = locale[key] }
         }
         return (Logind.home(of: user), environment)
     }

@@ -42,9 +42,12 @@ public final class AppCatalog: @unchecked Sendable {
             overrides: overrides, tokenizer: tokenizer, locale: locale)
     }
 
+    /// The variables that say which locale names apps, the first one set winning.
+    public static let localeVariables = ["LC_ALL", "LC_MESSAGES", "LANG"]
+
     /// The locale whose names a catalog made from `environment` gives: `LC_ALL`'s, `LC_MESSAGES`' or `LANG`'s.
     public static func locale(of environment: [String: String]) -> String? {
-        environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"]
+        localeVariables.lazy.compactMap { environment[$0] }.first
     }
 
     /// The label of an app id (cached).
