@@ -67,6 +67,30 @@ import Testing
         #expect(table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep")
     }
 
+    /// A program run later than a refresh after its process appeared (a launcher that waits before its `exec`) is
+    /// noticed by the next listing of `/proc`.
+    @Test func aProcessThatExecutesLaterIsReadAgainByTheNextListing() throws {
+        let table = probingTable(rescanInterval: 3)
+        let pid = try processes.spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
+        defer { processes.stop([pid]) }
+        var found = false
+        for _ in 0..<10 where !found {
+            usleep(20_000)
+            found = table.refresh().added.contains(ProcessID(pid))
+        }
+        #expect(found)
+        table.refresh()  // the look one refresh later: still the shell
+        #expect(table.entries[ProcessID(pid)]?.executable != "/usr/bin/sleep")
+        let program = { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") }
+        for _ in 0..<150 where program() != "/usr/bin/sleep" { usleep(20_000) }
+        var seen = false
+        for _ in 0..<4 where !seen {
+            table.refresh()
+            seen = table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep"
+        }
+        #expect(seen)
+    }
+
     @Test func anExitedProcessLeavesAtTheNextListing() throws {
         let table = probingTable(rescanInterval: 4)
         let pid = try processes.spawn(["/bin/sleep", "600"])

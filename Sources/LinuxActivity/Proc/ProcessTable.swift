@@ -141,7 +141,8 @@ public final class ProcessTable {
     /// next refresh lists `/proc` at once.
     public var rescanInterval = 600
     /// Without events, the pids allocated since the last refresh are read one by one (`PIDAllocation`), and `/proc`
-    /// is listed only every this many refreshes, to forget the processes that exited.
+    /// is listed only every this many refreshes, to forget the processes that exited and to notice those that ran
+    /// another program since they were read.
     public var probeRescanInterval = 15
     /// Whether `refresh` may read new pids one by one instead of listing `/proc` (tests of the listing turn it off).
     public var probesAllocatedPIDs = true
@@ -183,6 +184,10 @@ public final class ProcessTable {
             changes.removed.append(entry)
             remove(pid)
         }
+        // Without events, a program executed later than a refresh after its process appeared (`sh -c 'sleep 5; exec
+        // game'`) is seen only by comparing executables: each listing compares every process's (a `readlink` each,
+        // every `probeRescanInterval` refreshes).
+        if events == nil { readAgainIfExecuted(Array(entries.keys), into: &changes) }
         var fresh: [ProcessEntry] = []
         for pid in newPIDs {
             if var entry = readEntry(ProcessID(pid)) {
