@@ -99,13 +99,16 @@ extension Collector {
         environmentsWithoutDisplay = environmentsWithoutDisplay.filter {
             table.entries[$0.pid]?.stat.startTime == $0.startTime
         }
+        // The session's own processes first (a handful, the display's among them where a session runs in its scope),
+        // then the user manager's (a desktop that runs as services: GNOME's shell, and the apps it starts), among
+        // which a user's other services may be many.
+        let own = (table.processIDsByUser[session.user] ?? []).compactMap { table.entries[$0] }
+        let inScope = own.filter { $0.controlGroup?.sessionScope == session.id.rawValue }
+        let inManager = own.filter { entry in
+            entry.controlGroup.map { $0.isInUserManager && $0.sliceOwner == session.user.rawValue } ?? false
+        }
         var tried = 0
-        for entry in table.entries.values where entry.user == session.user && tried < 64 {
-            guard let group = entry.controlGroup,
-                group.sessionScope == session.id.rawValue
-                    || (group.isInUserManager && group.sliceOwner == session.user.rawValue),
-                !environmentsWithoutDisplay.contains(entry.identity)
-            else { continue }
+        for entry in inScope + inManager where tried < 64 && !environmentsWithoutDisplay.contains(entry.identity) {
             tried += 1
             guard let environment = ProcessEnvironment.read(pid: entry.pid, procRoot: configuration.procRoot) else {
                 continue
