@@ -19,17 +19,29 @@ import Testing
         return table
     }
 
+    /// Refreshes `table` every 20 ms until a refresh adds `pid`, at most `tries` times; whether one did.
+    func refreshes(_ table: ProcessTable, untilItAdds pid: pid_t, tries: Int) -> Bool {
+        for _ in 0..<tries {
+            usleep(20_000)
+            if table.refresh().added.contains(ProcessID(pid)) { return true }
+        }
+        return false
+    }
+
+    /// Waits, 20 ms at a time and at most `tries` times, until process `pid` runs `program`.
+    func waitUntil(_ pid: pid_t, runs program: String, tries: Int) {
+        for _ in 0..<tries
+        where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) != program {
+            usleep(20_000)
+        }
+    }
+
     @Test func aNewProcessIsFoundByItsPidWithoutListingProc() throws {
         let table = probingTable()
         let listings = table.listingCount
         let pid = try processes.spawn(["/bin/sleep", "600"])
         defer { processes.stop([pid]) }
-        var found = false
-        for _ in 0..<50 where !found {
-            usleep(20_000)
-            found = table.refresh().added.contains(ProcessID(pid))
-        }
-        #expect(found)
+        #expect(refreshes(table, untilItAdds: pid, tries: 50))
         #expect(table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep")
         #expect(table.listingCount == listings)
     }
@@ -51,16 +63,9 @@ import Testing
         let table = probingTable()
         let pid = try processes.spawn(["/bin/sh", "-c", "sleep 0.3; exec /bin/sleep 600"])
         defer { processes.stop([pid]) }
-        var found = false
-        for _ in 0..<10 where !found {
-            usleep(20_000)
-            found = table.refresh().added.contains(ProcessID(pid))
-        }
-        #expect(found)
+        #expect(refreshes(table, untilItAdds: pid, tries: 10))
         #expect(table.entries[ProcessID(pid)]?.executable != "/usr/bin/sleep")
-        for _ in 0..<100 where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) != "/usr/bin/sleep" {
-            usleep(20_000)
-        }
+        waitUntil(pid, runs: "/usr/bin/sleep", tries: 100)
         let changes = table.refresh()
         #expect(changes.removed.contains { $0.pid == ProcessID(pid) })
         #expect(changes.added.contains(ProcessID(pid)))
@@ -73,16 +78,10 @@ import Testing
         let table = probingTable(rescanInterval: 3)
         let pid = try processes.spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
         defer { processes.stop([pid]) }
-        var found = false
-        for _ in 0..<10 where !found {
-            usleep(20_000)
-            found = table.refresh().added.contains(ProcessID(pid))
-        }
-        #expect(found)
+        #expect(refreshes(table, untilItAdds: pid, tries: 10))
         table.refresh()  // the look one refresh later: still the shell
         #expect(table.entries[ProcessID(pid)]?.executable != "/usr/bin/sleep")
-        let program = { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") }
-        for _ in 0..<150 where program() != "/usr/bin/sleep" { usleep(20_000) }
+        waitUntil(pid, runs: "/usr/bin/sleep", tries: 150)
         var seen = false
         for _ in 0..<4 where !seen {
             table.refresh()
@@ -94,12 +93,7 @@ import Testing
     @Test func anExitedProcessLeavesAtTheNextListing() throws {
         let table = probingTable(rescanInterval: 4)
         let pid = try processes.spawn(["/bin/sleep", "600"])
-        var found = false
-        for _ in 0..<50 where !found {
-            usleep(20_000)
-            found = table.refresh().added.contains(ProcessID(pid))
-        }
-        #expect(found)
+        #expect(refreshes(table, untilItAdds: pid, tries: 50))
         table.refresh()  // no longer new: only a listing notices its exit
         processes.stop([pid])
         let listings = table.listingCount
