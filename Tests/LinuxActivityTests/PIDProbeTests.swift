@@ -75,8 +75,14 @@ import Testing
     /// A program run later than a refresh after its process appeared (a launcher that waits before its `exec`) is
     /// noticed by the next listing of `/proc`.
     @Test func aProcessThatExecutesLaterIsReadAgainByTheNextListing() throws {
+        // The shell under a name that is no interpreter's: a launcher of its own, compared only by listings.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launcher-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let launcher = folder.appendingPathComponent("launcher").path
+        try FileManager.default.copyItem(atPath: "/bin/dash", toPath: launcher)
         let table = probingTable(rescanInterval: 3)
-        let pid = try processes.spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
+        let pid = try processes.spawn([launcher, "-c", "sleep 1; exec /bin/sleep 600"])
         defer { processes.stop([pid]) }
         #expect(refreshes(table, untilItAdds: pid, tries: 10))
         table.refresh()  // the look one refresh later: still the shell
@@ -88,6 +94,20 @@ import Testing
             seen = table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep"
         }
         #expect(seen)
+    }
+
+    @Test func aShellThatExecutesLaterIsReadAgainByTheNextRefresh() throws {
+        let table = probingTable()
+        let listings = table.listingCount
+        let pid = try processes.spawn(["/bin/sh", "-c", "sleep 1; exec /bin/sleep 600"])
+        defer { processes.stop([pid]) }
+        #expect(refreshes(table, untilItAdds: pid, tries: 10))
+        table.refresh()  // the look one refresh later: still the shell
+        #expect(table.entries[ProcessID(pid)]?.executable != "/usr/bin/sleep")
+        waitUntil(pid, runs: "/usr/bin/sleep", tries: 150)
+        table.refresh()
+        #expect(table.entries[ProcessID(pid)]?.executable == "/usr/bin/sleep")
+        #expect(table.listingCount == listings)
     }
 
     @Test func anExitedProcessLeavesAtTheNextListing() throws {

@@ -51,7 +51,9 @@ public final class ProcessTable {
     public func refresh() -> Changes {
         var changes = carried
         carried = Changes()
-        readAgainIfExecuted(justAdded, into: &changes)
+        if events == nil {
+            readAgainIfExecuted(justAdded.filter { !interpreters.contains($0) } + interpreters, into: &changes)
+        }
         let fresh = refreshSources()
         changes.added += fresh.added
         changes.removed += fresh.removed
@@ -63,6 +65,10 @@ public final class ProcessTable {
     /// its exec (a launcher such as `systemd-run --scope` or `sh -c 'exec …'`), so its executable is looked at once
     /// more, one refresh later.
     private var justAdded: [ProcessID] = []
+    /// The processes that run an interpreter (`ProgramResolver.isInterpreter`): a shell or a script may run another
+    /// program whenever it likes (`sh -c 'sleep 5; exec game'`), so without events their executables are compared at
+    /// every refresh rather than only at the next listing. A desktop has a few (its terminals' shells, some scripts).
+    private var interpreters: Set<ProcessID> = []
 
     /// Reads again each of `pids` that runs another executable than when it was read (or has exited).
     private func readAgainIfExecuted(_ pids: [ProcessID], into changes: inout Changes) {
@@ -353,12 +359,18 @@ public final class ProcessTable {
         if entry.app?.source == .inherited { inheritedRevision &+= 1 }
         processIDsByUser[entry.user, default: []].insert(entry.pid)
         if let app = entry.app { processIDsByApp[app.id, default: []].insert(entry.pid) }
+        if let executable = entry.executable, ProgramResolver.isInterpreter(baseName(executable)) {
+            interpreters.insert(entry.pid)
+        } else {
+            interpreters.remove(entry.pid)
+        }
     }
 
     @discardableResult
     private func remove(_ pid: ProcessID) -> ProcessEntry? {
         statFiles.close(pid)
         guard let entry = entries.removeValue(forKey: pid) else { return nil }
+        interpreters.remove(pid)
         changeCount &+= 1
         processIDsByUser[entry.user]?.remove(pid)
         if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
