@@ -65,4 +65,28 @@ import UsageStore
         #expect(next.intervals[0].duration == .seconds(6))
         #expect(next.pickups.isEmpty)
     }
+
+    @Test func aSuspendOrAClockChangeEndsTheIntervalsAtTheLastTick() {
+        var tracker = UsageTracker()
+        for second in 0...3 {
+            let wall = Date(timeIntervalSince1970: Double(1000 + second))
+            _ = tracker.observe([sample(.active, [game])], monotonic: .seconds(second), wall: wall)
+        }
+        // Eight hours asleep: the monotonic clock moved one second, the wall clock eight hours. The interval written
+        // at the last tick (1000–1003) is not extended over the night; a new one starts now.
+        let asleep = Date(timeIntervalSince1970: 1004 + 8 * 3600)
+        let resumed = tracker.observe([sample(.active, [game])], monotonic: .seconds(4), wall: asleep)
+        #expect(resumed.intervals.isEmpty)
+        let next = tracker.observe([sample(.active, [game])], monotonic: .seconds(5), wall: asleep + 1)
+        #expect(next.intervals.map(\.start) == [asleep])
+        #expect(next.intervals.map(\.duration) == [.seconds(1)])
+        #expect(next.pickups.isEmpty)
+        // The wall clock set an hour back: a new interval from the new time, never one that ends before it started.
+        let setBack = asleep - 3600
+        #expect(tracker.observe([sample(.active, [game])], monotonic: .seconds(6), wall: setBack).intervals.isEmpty)
+        // Late ticks (both clocks moved alike) go on with the same interval.
+        let late = tracker.observe([sample(.active, [game])], monotonic: .seconds(16), wall: setBack + 10)
+        #expect(late.intervals.map(\.start) == [setBack])
+        #expect(late.intervals.map(\.duration) == [.seconds(10)])
+    }
 }

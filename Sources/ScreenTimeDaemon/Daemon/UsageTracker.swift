@@ -18,6 +18,11 @@ struct UsageTracker {
 
     private var open: [SessionID: [AppUse: Open]] = [:]
     private var lastPresence: [SessionID: SessionPresence] = [:]
+    /// The last tick's clocks.
+    private var lastTick: (monotonic: Duration, wall: Date)?
+    /// A tick whose wall clock moved by more than this beside the monotonic one follows a suspend (the monotonic clock
+    /// stops, the wall clock doesn't) or a change of the wall clock.
+    static let clockJump: Duration = .seconds(2)
 
     /// What changed at this tick, for the recorder.
     mutating func observe(
@@ -25,13 +30,22 @@ struct UsageTracker {
     ) -> (intervals: [UsageInterval], pickups: [Pickup]) {
         var intervals: [UsageInterval] = []
         var pickups: [Pickup] = []
+        // Across a suspend or a change of the wall clock, intervals end at the last tick (where the last one wrote
+        // them) and start again now: extended over the gap, their use would be spread over hours the machine slept,
+        // or counted at times it never ran.
+        if let lastTick {
+            let drift = Duration.seconds(wall.timeIntervalSince(lastTick.wall)) - (monotonic - lastTick.monotonic)
+            if drift > Self.clockJump || drift < .zero - Self.clockJump { open.removeAll() }
+        }
+        lastTick = (monotonic, wall)
         for sample in samples {
             let previous = lastPresence[sample.session]
             if previous != sample.presence { lastPresence[sample.session] = sample.presence }
             let inUse = sample.presence.counts ? sample.applicationsInUse : []
             var current = open[sample.session] ?? [:]
             for (use, interval) in current {
-                intervals.append(self.interval(sample.user, sample.session, use, interval, monotonic: monotonic, wall: wall))
+                intervals.append(
+                    self.interval(sample.user, sample.session, use, interval, monotonic: monotonic, wall: wall))
                 if !inUse.contains(use) { current[use] = nil }
             }
             var started: AppUse?
@@ -40,7 +54,8 @@ struct UsageTracker {
                 started = started ?? use
             }
             if let started, previous != nil, previous != .active {
-                pickups.append(Pickup(user: sample.user, session: sample.session, application: started.application, time: wall))
+                pickups.append(
+                    Pickup(user: sample.user, session: sample.session, application: started.application, time: wall))
             }
             if current.isEmpty {
                 if open[sample.session] != nil { open[sample.session] = nil }
