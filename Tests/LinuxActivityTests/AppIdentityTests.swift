@@ -192,25 +192,42 @@ import Testing
         defer { stop([game, copy, hardLink, other]) }
         usleep(100_000)
         let contents = ProgramContents(procRoot: "/proc")
+        let check = { (app: ResolvedApp, pid: pid_t) in
+            contents.check(
+                app, pid: ProcessID(pid), executable: ProcessTable.executable(procRoot: "/proc", pid: ProcessID(pid)))
+        }
         let named = { (name: String) in ResolvedApp(id: AppID(name), source: .executable) }
         // Nothing watched: names stand.
-        #expect(contents.check(named("homework"), pid: ProcessID(copy)) == named("homework"))
+        #expect(check(named("homework"), copy) == named("homework"))
         contents.watched = [AppID("supertuxkart")]
-        #expect(contents.check(named("supertuxkart"), pid: ProcessID(game)) == named("supertuxkart"))
-        #expect(contents.check(named("homework"), pid: ProcessID(copy)) == named("supertuxkart"))
-        #expect(contents.check(named("calculator"), pid: ProcessID(hardLink)) == named("supertuxkart"))
-        #expect(contents.check(named("other"), pid: ProcessID(other)) == named("other"))
+        #expect(check(named("supertuxkart"), game) == named("supertuxkart"))
+        #expect(check(named("homework"), copy) == named("supertuxkart"))
+        #expect(check(named("calculator"), hardLink) == named("supertuxkart"))
+        #expect(check(named("other"), other) == named("other"))
         // An app known by its desktop entry or unit keeps that identity.
         let byEntry = ResolvedApp(id: AppID("org.example.Homework"), source: .desktopEntry)
-        #expect(contents.check(byEntry, pid: ProcessID(copy)) == byEntry)
+        #expect(check(byEntry, copy) == byEntry)
         // A process that only inherited an app is the watched app whose program it runs, and teaches nothing: the
         // game's shell is not the game.
         let inherited = ResolvedApp(id: AppID("org.gnome.Calculator"), source: .inherited)
-        #expect(contents.check(inherited, pid: ProcessID(copy)) == named("supertuxkart"))
+        #expect(check(inherited, copy) == named("supertuxkart"))
         #expect(
-            contents.check(ResolvedApp(id: AppID("supertuxkart"), source: .inherited), pid: ProcessID(other))
+            check(ResolvedApp(id: AppID("supertuxkart"), source: .inherited), other)
                 == ResolvedApp(id: AppID("supertuxkart"), source: .inherited))
-        #expect(contents.check(named("other"), pid: ProcessID(other)) == named("other"))
+        #expect(check(named("other"), other) == named("other"))
+        // A watched app that is a script (Steam's launcher is a shell script) runs the shell every terminal runs:
+        // neither the script's process nor a shell elsewhere is known by the shell's content.
+        try writeFile("\(directory)/launcher", "#!/bin/sh\nsleep 600\n")
+        chmod("\(directory)/launcher", 0o755)
+        let script = try spawn(["\(directory)/launcher"])
+        let shell = try spawn(["/bin/sh", "-c", "sleep 600; exit 0"])
+        defer { stop([script, shell]) }
+        usleep(100_000)
+        contents.watched = [AppID("supertuxkart"), AppID("launcher")]
+        #expect(check(named("launcher"), script) == named("launcher"))
+        #expect(check(named("dash"), shell) == named("dash"))
+        let terminal = ResolvedApp(id: AppID("org.gnome.Terminal"), source: .inherited)
+        #expect(check(terminal, shell) == terminal)
     }
 
     /// Needs root (it starts processes as nobody); under CI=true it runs (and fails) without.

@@ -31,8 +31,14 @@ final class ProgramContents {
     /// inherited it: a watched game's helpers and shells are not the game); or, for a process known only by its
     /// executable's name or by its parent's app, the watched app whose program it runs. Returns the app the process
     /// is.
-    func check(_ app: ResolvedApp, pid: ProcessID) -> ResolvedApp {
-        guard !watched.isEmpty else { return app }
+    ///
+    /// Only a process whose `executable` is its program is looked at: an interpreter's or the dynamic loader's
+    /// runs a script or a program of its own (a game that is a shell script, such as Steam's launcher, runs the
+    /// shell every terminal runs), and its content says nothing of which.
+    func check(_ app: ResolvedApp, pid: ProcessID, executable: String?) -> ResolvedApp {
+        guard !watched.isEmpty, let executable else { return app }
+        let name = baseName(executable)
+        guard !ProgramResolver.isInterpreter(name), !AppResolver.isDynamicLoader(name) else { return app }
         if watched.contains(app.id) {
             if app.source != .inherited, let digest = digest(of: pid), learned[digest] == nil {
                 learned[digest] = app.id
