@@ -1,6 +1,6 @@
 import Foundation
-import ManagedSettings
 import LinuxActivity
+import ManagedSettings
 import ScreenTimeBus
 import ScreenTimeModel
 import Synchronization
@@ -72,10 +72,26 @@ extension DeviceActivityResults where Element == DeviceActivityData {
     {
         let (segment, interval) = filter.segmentInterval.segmentAndInterval
         func milliseconds(_ date: Date) -> BusValue { .int64(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
-        let summaries = try BusJSON.decode(
-            [UsageSummary].self,
-            from: try connection.callForString(
-                .usage, "Segments", [.string(segment), milliseconds(interval.start), milliseconds(interval.end)]))
+        // The daemon reports on at most `UsageSummary.maximumSegments` a call: a longer range is asked for in parts,
+        // each ending where that many segments after its first one's start end.
+        let component: Calendar.Component =
+            switch segment {
+            case "hourly": .hour
+            case "daily": .day
+            default: .weekOfYear
+            }
+        var summaries: [UsageSummary] = []
+        var start = interval.start
+        while start < interval.end {
+            let first = Calendar.current.dateInterval(of: component, for: start)?.start ?? start
+            let limit = Calendar.current.date(byAdding: component, value: UsageSummary.maximumSegments, to: first)
+            let end = limit.map { $0 > start ? Swift.min($0, interval.end) : interval.end } ?? interval.end
+            summaries += try BusJSON.decode(
+                [UsageSummary].self,
+                from: try connection.callForString(
+                    .usage, "Segments", [.string(segment), milliseconds(start), milliseconds(end)]))
+            start = end
+        }
         let labels = try BusJSON.decode(
             [CatalogLabel].self, from: try connection.callForString(.catalog, "Applications"))
         let byToken = Dictionary(labels.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
@@ -124,10 +140,13 @@ extension ActivitySegment {
             application.bundleIdentifier = label?.id ?? recorded?.id
             application.localizedDisplayName = label?.name ?? recorded?.name
             if (names[categoryToken] ?? nil) == nil {
-                names[categoryToken] = recorded.flatMap { ScreenTimeModel.ActivityCategory(rawValue: $0.category)?.displayName }
+                names[categoryToken] = recorded.flatMap {
+                    ScreenTimeModel.ActivityCategory(rawValue: $0.category)?.displayName
+                }
             }
             let category = CategoryActivity.Category(
-                token: ActivityCategoryToken(rawValue: categoryToken), localizedDisplayName: names[categoryToken] ?? nil)
+                token: ActivityCategoryToken(rawValue: categoryToken), localizedDisplayName: names[categoryToken] ?? nil
+            )
             applicationsByCategory[categoryToken, default: []].append(
                 ApplicationActivity(
                     application: application, totalActivityDuration: seconds,

@@ -4,6 +4,10 @@ import ScreenTimeModel
 /// What `org.screentime.Usage1.Report` answers (and each element of `Segments`), as JSON: one user's use of a
 /// stretch of time, by app and category, from the daemon's usage store.
 public struct UsageSummary: Codable, Hashable, Sendable {
+    /// The most segments one `Usage1.Segments` call reports on: each is a report of its own, read while the daemon's
+    /// loop waits (six weeks by the hour, nearly three years by the day). Longer ranges are asked for in parts.
+    public static let maximumSegments = 1_000
+
     /// The longest stretch of one app in front.
     public struct LongestActivity: Codable, Hashable, Sendable {
         public var application: ApplicationToken

@@ -5,6 +5,10 @@ import struct Foundation.TimeZone
 extension EngineCore {
     // MARK: - Monitoring
 
+    /// The longest threshold or warning time: more than any interval holds (a week at most for apps), far from the
+    /// engine's arithmetic's limits (nanoseconds in 64 bits: 292 years).
+    static let longestSpan = Duration.seconds(366 * 86_400)
+
     /// Why `registration` cannot be monitored at `now`, or nothing.
     func validate(_ registration: ActivityRegistration, at now: Now) throws(MonitoringError) {
         let schedule = registration.schedule
@@ -17,8 +21,16 @@ extension EngineCore {
         if let warning = schedule.warningTime, warning < .zero {
             throw .invalidDateComponents(reason: "warningTime must not be negative")
         }
-        for (name, event) in registration.events.sorted(by: { $0.key < $1.key }) where event.threshold <= .zero {
-            throw .invalidDateComponents(reason: "the threshold of event \(name) must be positive")
+        if let warning = schedule.warningTime, warning > Self.longestSpan {
+            throw .invalidDateComponents(reason: "warningTime must be at most 366 days")
+        }
+        for (name, event) in registration.events.sorted(by: { $0.key < $1.key }) {
+            if event.threshold <= .zero {
+                throw .invalidDateComponents(reason: "the threshold of event \(name) must be positive")
+            }
+            if event.threshold > Self.longestSpan {
+                throw .invalidDateComponents(reason: "the threshold of event \(name) must be at most 366 days")
+            }
         }
         if let limit = configuration.maximumActivities, slotByName[registration.name] == nil,
             slotByName.count >= limit

@@ -4,8 +4,11 @@ import Foundation
 import LinuxActivity
 import ManagedSettings
 import ScreenTimeBus
+import ScreenTimeEngine
+import ScreenTimeModel
 import Synchronization
 import Testing
+import UsageStore
 
 @testable import ScreenTimeDaemon
 
@@ -168,7 +171,7 @@ extension BusServiceTests {
         let running = try await RunningDaemon(
             address: bus.address, directory: directory.path,
             limits: ClientLimits(
-                maximumStores: 2, maximumStoreBytes: 200, maximumStoresPerUser: 3, maximumAppsPerUser: 2))
+                maximumStores: 2, maximumJSONBytes: 200, maximumStoresPerUser: 3, maximumAppsPerUser: 2))
         // Other apps of the same user: busctl copied under another name is a client of its own.
         try FileManager.default.copyItem(atPath: "/usr/bin/busctl", toPath: directory.path + "/otherapp")
         try FileManager.default.copyItem(atPath: "/usr/bin/busctl", toPath: directory.path + "/thirdapp")
@@ -238,5 +241,105 @@ extension BusServiceTests {
         let callback = seen().first { $0.hasPrefix("Callback") }
         #expect(callback?.hasSuffix(" intervalDidStart allDay ") == true, "\(seen())")
         #expect(seen().contains { $0.hasPrefix("ShieldChanged") && $0.contains("game") }, "\(seen())")
+    }
+}
+
+/// Calls any local user can make that the daemon must refuse, saying why, and outlive: they once crashed it (for good,
+/// when what crashed it was kept), grew it without bound or held its loop.
+extension BusServiceTests {
+    /// An activity JSON whose warning time is the longest `Duration` there is (nanoseconds overflow 64 bits).
+    static func endlessWarningActivity() throws -> String {
+        let schedule = ActivitySchedule(
+            intervalStart: CalendarPattern(hour: 0, minute: 0), intervalEnd: CalendarPattern(hour: 23, minute: 59),
+            repeats: true, warningTime: Duration(secondsComponent: .max, attosecondsComponent: 0))
+        return try BusJSON.encode(["registration": ActivityRegistration(name: "endless", schedule: schedule)])
+    }
+
+    @Test func hostileArgumentsAreRefusedAndTheDaemonGoesOn() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(
+            address: bus.address, directory: directory.path, limits: ClientLimits(maximumJSONBytes: 2_000))
+        let busctl = "busctl --address='\(bus.address)' call \(Self.name) \(Self.path)"
+        func call(_ arguments: String) throws -> CommandResult {
+            try CommandResult(
+                "\(busctl) org.screentime.Authorization1 RequestAuthorization s individual >/dev/null && "
+                    + "\(busctl) \(arguments) 2>&1", in: directory)
+        }
+        let endless = try call(
+            "org.screentime.Activities1 StartMonitoring ss endless '\(Self.endlessWarningActivity())'")
+        let padding = String(repeating: "x", count: 2_000)
+        let large = try call("org.screentime.Activities1 StartMonitoring ss large '{\"pad\":\"\(padding)\"}'")
+        let farReport = try call("org.screentime.Usage1 Report xx 0 9223372036854775807")
+        let negative = try call("org.screentime.Usage1 Report xx -- -9223372036854775808 0")
+        let twoYears = 2 * 365 * 86_400_000
+        let hourly = try call("org.screentime.Usage1 Segments sxx hourly 0 \(twoYears)")
+        let daily = try call("org.screentime.Usage1 Segments sxx daily 0 \(twoYears)")
+        let status = try CommandResult("\(busctl) org.screentime.Daemon1 Status 2>&1", in: directory)
+        let monitored = running.daemon.runtime.engine.activities
+        await running.stop()
+        #expect(
+            endless.status != 0 && endless.output.contains("warningTime must be at most 366 days"), "\(endless.output)")
+        #expect(large.status != 0 && large.output.contains("at most 2000 bytes"), "\(large.output)")
+        #expect(farReport.status != 0 && farReport.output.contains("is not a time"), "\(farReport.output)")
+        #expect(negative.status != 0 && negative.output.contains("is not a time"), "\(negative.output)")
+        #expect(hourly.status != 0 && hourly.output.contains("at most 1000 segments"), "\(hourly.output)")
+        #expect(daily.status == 0, "\(daily.output)")
+        #expect(status.status == 0, "\(status.output)")
+        #expect(monitored.isEmpty)
+    }
+
+    @Test func anActivityKeptThatTheEngineRefusesIsNotMonitoredAtTheNextStart() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        // What a version that checked less kept: the daemon trapped on it at every start.
+        let database = try UsageDatabase.open(at: directory.path + "/usage.sqlite")
+        try database.saveClientValue(
+            ClientValueRecord(
+                user: UserID(getuid()), client: AppID("busctl"), kind: .activity, name: "endless",
+                json: try Self.endlessWarningActivity(), updatedAt: Date()))
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let status = try CommandResult(
+            "busctl --address='\(bus.address)' call \(Self.name) \(Self.path) org.screentime.Daemon1 Status 2>&1",
+            in: directory)
+        let monitored = running.daemon.runtime.engine.activities
+        await running.stop()
+        #expect(status.status == 0, "\(status.output)")
+        #expect(monitored.isEmpty)
+    }
+
+    @Test func aReportOfMoreSegmentsThanOneCallHoldsIsAskedForInParts() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let connection = DaemonConnection(.address(bus.address))
+        try await AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
+            .requestAuthorization(for: .individual)
+        // 1,200 hours: two calls of at most 1,000 segments.
+        let end = try #require(Calendar.current.dateInterval(of: .hour, for: Date())).start
+        let interval = DateInterval(start: end - 1_200 * 3_600, end: end)
+        let results = DeviceActivityResults<DeviceActivityData>(
+            filter: DeviceActivityFilter(segment: .hourly(during: interval)), connection: connection)
+        let segments = try results.elements().first?.activitySegments.elements() ?? []
+        await running.stop()
+        #expect(segments.count == 1_200)
+        #expect(segments.first?.dateInterval.start == interval.start)
+        #expect(segments.last?.dateInterval.end == interval.end)
+        #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.dateInterval.end == $1.dateInterval.start })
+    }
+
+    @Test func aGuardiansDaemonServesOnlyTheUsersItLimits() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        // A default policy of no limit covers nobody.
+        try "".write(toFile: directory.path + "/default.toml", atomically: true, encoding: .utf8)
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path, system: true)
+        let individual = try CommandResult(
+            "busctl --address='\(bus.address)' call \(Self.name) \(Self.path) org.screentime.Authorization1 "
+                + "RequestAuthorization s individual 2>&1", in: directory)
+        await running.stop()
+        #expect(
+            individual.status != 0 && individual.output.contains("not a user this daemon limits"),
+            "\(individual.output)")
     }
 }

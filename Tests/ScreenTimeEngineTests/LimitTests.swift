@@ -72,6 +72,15 @@ import Testing
                 == .invalidDateComponents(reason: "the schedule has no interval after 2025-06-04T10:00:00"))
         #expect(
             refusal(daily(warning: .seconds(-1))) == .invalidDateComponents(reason: "warningTime must not be negative"))
+        // Beyond what any interval holds, and beyond 64-bit nanoseconds: refused, never a crash.
+        let endless = Duration(secondsComponent: .max, attosecondsComponent: 0)
+        #expect(
+            refusal(daily(warning: endless))
+                == .invalidDateComponents(reason: "warningTime must be at most 366 days"))
+        #expect(
+            refusal(daily(events: ["endless": ActivityEvent(threshold: endless)]))
+                == .invalidDateComponents(reason: "the threshold of event endless must be at most 366 days"))
+        #expect(refusal(daily(events: ["year": ActivityEvent(threshold: .seconds(366 * 86_400))])) == nil)
     }
 
     @Test func validationWithoutMonitoringChangesNothing() {

@@ -78,8 +78,16 @@ public enum BusRequest: Hashable, Sendable {
     ) throws(ScreenTimeBusError) {
         let strings = arguments.compactMap(\.stringValue)
         func string(_ index: Int) -> String { index < strings.count ? strings[index] : "" }
-        func milliseconds(_ index: Int) -> Date? {
-            guard index < arguments.count, case .int64(let value) = arguments[index] else { return nil }
+        func milliseconds(_ index: Int) throws(ScreenTimeBusError) -> Date {
+            guard index < arguments.count, case .int64(let value) = arguments[index] else {
+                throw Self.malformed(member)
+            }
+            guard Self.times.contains(value) else {
+                throw ScreenTimeBusError(
+                    .invalidArgument,
+                    "\(member): \(value) is not a time: give milliseconds since 1970, from 0 to "
+                        + "\(Self.times.upperBound) (the end of the year 9999)")
+            }
             return Date(timeIntervalSince1970: TimeInterval(value) / 1000)
         }
         switch (interface, member) {
@@ -115,12 +123,8 @@ public enum BusRequest: Hashable, Sendable {
         case (.settings, "ClearSetting"): self = .clearSetting(store: string(0), key: string(1))
         case (.settings, "ClearAllSettings"): self = .clearAllSettings
         case (.settings, "Stores"): self = .stores
-        case (.usage, "Report"):
-            guard let from = milliseconds(0), let to = milliseconds(1) else { throw Self.malformed(member) }
-            self = .report(from: from, to: to)
-        case (.usage, "Segments"):
-            guard let from = milliseconds(1), let to = milliseconds(2) else { throw Self.malformed(member) }
-            self = .segments(string(0), from: from, to: to)
+        case (.usage, "Report"): self = .report(from: try milliseconds(0), to: try milliseconds(1))
+        case (.usage, "Segments"): self = .segments(string(0), from: try milliseconds(1), to: try milliseconds(2))
         case (.catalog, "Applications"): self = .applications
         case (.catalog, "Application"): self = .application(string(0))
         case (.catalog, "Extensions"): self = .extensions
@@ -128,6 +132,9 @@ public enum BusRequest: Hashable, Sendable {
             throw ScreenTimeBusError(.invalidArgument, "\(interface.rawValue) has no method \(member)")
         }
     }
+
+    /// The times a report may span, in milliseconds since 1970: those a calendar and the ledger read.
+    static let times: ClosedRange<Int64> = 0...253_402_300_799_999
 
     private static func malformed(_ member: String) -> ScreenTimeBusError {
         ScreenTimeBusError(.invalidArgument, "the arguments of \(member) could not be read")

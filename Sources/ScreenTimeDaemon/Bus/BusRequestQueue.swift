@@ -45,14 +45,22 @@ public final class BusRequestQueue: Sendable {
         loopWakeup.withLock { $0?.signal() }
     }
 
-    /// Answers every queued request with `handler`, in order; on the loop's thread. Cheap when none is queued.
-    public func answerPending(with handler: some BusRequestHandler, at now: Now) {
-        let requests = pending.withLock { queued -> [Pending] in
-            guard !queued.isEmpty else { return [] }
-            defer { queued = [] }
-            return queued
+    /// Answers the queued requests with `handler`, in order, for at most `budget`; on the loop's thread. What is
+    /// left waits for the next call (the loop is woken again at once): a flood of calls delays other calls, never the
+    /// loop's ticks. Cheap when none is queued.
+    public func answerPending(
+        with handler: some BusRequestHandler, at now: Now, budget: Duration = .milliseconds(50)
+    ) {
+        var deadline: ContinuousClock.Instant?
+        while let request = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            request.completion(handler.answer(request.request, from: request.caller, at: now))
+            let clock = ContinuousClock.now
+            deadline = deadline ?? clock + budget
+            if let deadline, clock >= deadline, !pending.withLock({ $0.isEmpty }) {
+                loopWakeup.withLock { $0?.signal() }
+                return
+            }
         }
-        for request in requests { request.completion(handler.answer(request.request, from: request.caller, at: now)) }
     }
 
     /// Refuses every queued request with `error` (the loop has stopped: nobody will answer them).

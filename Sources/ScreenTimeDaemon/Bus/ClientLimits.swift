@@ -7,8 +7,8 @@ public struct ClientLimits: Hashable, Sendable {
     public var minimumIntervalLength: Duration
     /// The most settings stores one client may hold (each kept in the ledger, also a guardian's).
     public var maximumStores: Int
-    /// The largest settings a store may hold, as JSON.
-    public var maximumStoreBytes: Int
+    /// The largest settings a store, or activity, may hold, as JSON.
+    public var maximumJSONBytes: Int
     /// The most activities, and stores, all the apps of one user may hold together: each program a user copies
     /// under a new name is a client of its own, and a guardian's daemon counts and keeps them all.
     public var maximumActivitiesPerUser: Int
@@ -17,17 +17,17 @@ public struct ClientLimits: Hashable, Sendable {
     public var maximumAppsPerUser: Int
 
     /// Limits of `maximumActivities` activities, intervals of at least `minimumIntervalLength`, `maximumStores`
-    /// stores of at most `maximumStoreBytes` each; per user, `maximumActivitiesPerUser` activities and
-    /// `maximumStoresPerUser` stores, and the authorizations of `maximumAppsPerUser` apps.
+    /// stores, each store and activity of at most `maximumJSONBytes`; per user, `maximumActivitiesPerUser`
+    /// activities and `maximumStoresPerUser` stores, and the authorizations of `maximumAppsPerUser` apps.
     public init(
         maximumActivities: Int = 20, minimumIntervalLength: Duration = .seconds(15 * 60), maximumStores: Int = 50,
-        maximumStoreBytes: Int = 64 * 1024, maximumActivitiesPerUser: Int = 200, maximumStoresPerUser: Int = 200,
+        maximumJSONBytes: Int = 64 * 1024, maximumActivitiesPerUser: Int = 200, maximumStoresPerUser: Int = 200,
         maximumAppsPerUser: Int = 200
     ) {
         self.maximumActivities = maximumActivities
         self.minimumIntervalLength = minimumIntervalLength
         self.maximumStores = maximumStores
-        self.maximumStoreBytes = maximumStoreBytes
+        self.maximumJSONBytes = maximumJSONBytes
         self.maximumActivitiesPerUser = maximumActivitiesPerUser
         self.maximumStoresPerUser = maximumStoresPerUser
         self.maximumAppsPerUser = maximumAppsPerUser

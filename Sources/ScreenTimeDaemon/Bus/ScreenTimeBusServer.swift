@@ -125,6 +125,10 @@ private final class ServerConnection: @unchecked Sendable {
     /// Authorization checks waiting for polkit, by caller's uid: at most two each, so that calls in a loop
     /// (answered by an agent that never replies) can't pin the daemon's threads and bus connections.
     private let checksInFlight = Mutex(CallsInFlight(perUser: 2))
+    /// Calls waiting for the loop's answer, by caller's uid (root's not counted): each holds its caller's pidfd and
+    /// a place in the loop's queue, so a user's calls in a loop can take neither the daemon's descriptors nor its
+    /// loop's time.
+    private let callsInFlight = Mutex(CallsInFlight(perUser: 16))
     private var handlers = UnsafeMutablePointer<stbus_handlers>.allocate(capacity: 1)
     private var slots = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: Int(stbus_interface_count))
 
@@ -193,21 +197,34 @@ private final class ServerConnection: @unchecked Sendable {
     func handle(_ message: BusMessage, error: UnsafeMutablePointer<sd_bus_error>) -> Int32 {
         let request: BusRequest
         let caller: CallerProcess
+        var counted: UInt32?
         do throws(ScreenTimeBusError) {
             guard let interface = message.interface.flatMap(ScreenTimeBusName.Interface.init(rawValue:)) else {
                 throw ScreenTimeBusError(.invalidArgument, "unknown interface \(message.interface ?? "")")
             }
             request = try BusRequest(interface: interface, member: message.member ?? "", arguments: message.readAll())
-            guard let credentials = try? message.senderCredentials(), let process = CallerProcess(credentials) else {
-                throw ScreenTimeBusError(
-                    .notAuthorized, "the bus did not vouch for the caller's process, or it has already exited")
+            guard let credentials = try? message.senderCredentials() else {
+                throw ScreenTimeBusError(.notAuthorized, "the bus did not vouch for the caller's process")
+            }
+            let uid = credentials.user.rawValue
+            if uid != 0 {
+                guard callsInFlight.withLock({ $0.admit(uid) }) else {
+                    throw ScreenTimeBusError(
+                        .unavailable, "16 calls of yours already wait for their answers; wait for those first")
+                }
+                counted = uid
+            }
+            guard let process = CallerProcess(credentials) else {
+                throw ScreenTimeBusError(.notAuthorized, "the caller's process has already exited")
             }
             caller = process
         } catch let failure {
+            if let counted { callsInFlight.withLock { $0.end(counted) } }
             return sd_bus_error_set(error, failure.code.rawValue, failure.wireMessage)
         }
         let pending = PendingReply(message: message)
-        let reply: BusRequestQueue.Completion = { [self] answer in
+        let reply: BusRequestQueue.Completion = { [self, counted] answer in
+            if let counted { callsInFlight.withLock { $0.end(counted) } }
             pending.answer = answer
             replies.withLock { $0.append(pending) }
             wakeup.signal()

@@ -116,7 +116,9 @@ extension Daemon: BusRequestHandler {
     /// the daemon runs, the app that declared it (known by the token in the extension's environment).
     private func client(of caller: CallerProcess) throws(ScreenTimeBusError) -> BusClient {
         let user = caller.credentials.user
-        guard settings.users.includes(user) else {
+        // A guardian's daemon limits the users its policies cover: nobody else (a parent, a service account) keeps
+        // activities or stores in it.
+        guard settings.users.includes(user), !settings.system || runtime.plan.covers(user) else {
             throw ScreenTimeBusError(.notAuthorized, "uid \(user.rawValue) is not a user this daemon limits")
         }
         if let token = caller.initialEnvironmentValue(ExtensionTokens.variable), !token.isEmpty {
@@ -142,7 +144,8 @@ extension Daemon: BusRequestHandler {
     {
         switch member {
         case "individual":
-            // A person may always limit themselves; the session bus reaches only the user's own daemon.
+            // A person may always limit themselves: on the session bus the user's own daemon, on the system bus a
+            // guardian's, which answers only the users it limits (`client(of:)`).
             try saveAuthorization("approved", of: client, at: now)
             return "approved"
         case "child":

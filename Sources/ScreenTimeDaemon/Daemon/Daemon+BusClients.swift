@@ -90,10 +90,12 @@ extension Daemon {
         throws(ScreenTimeBusError)
     {
         guard !name.isEmpty else { throw ScreenTimeBusError(.invalidArgument, "an activity's name is empty") }
-        var registration = try BusJSON.decode(ActivityEnvelope.self, from: json).registration
-        registration.name = client.engineName(ofActivity: name)
-        registration.users = [client.user]
         let limits = settings.clientLimits
+        guard json.utf8.count <= limits.maximumJSONBytes else {
+            throw ScreenTimeBusError(
+                .invalidArgument, "an activity may take at most \(limits.maximumJSONBytes) bytes as JSON")
+        }
+        let registration = try clientRegistration(name, json: json, of: client, at: now)
         let existing = clients.activities[client, default: [:]]
         if existing[name] == nil, existing.count >= limits.maximumActivities {
             throw ScreenTimeBusError(.excessiveActivities(limit: limits.maximumActivities))
@@ -104,19 +106,29 @@ extension Daemon {
                 "your apps monitor \(limits.maximumActivitiesPerUser) activities, the most one user may; stop one first"
             )
         }
-        // The engine's own check, with the clients' limits: the same code path whatever the limits are.
+        try persist(.activity, name: name, json: json, of: client, at: now)
+        clients.activities[client, default: [:]][name] = ClientRegistry.Activity(registration: registration, json: json)
+        perform(runtime.handle(.engine(.startMonitoring(registration)), at: now))
+    }
+
+    /// The registration a client's activity JSON holds, under its engine name and for its user alone, checked by
+    /// the engine's own validation with the clients' limits: the same code path whatever the limits are.
+    private func clientRegistration(_ name: String, json: String, of client: BusClient, at now: Now)
+        throws(ScreenTimeBusError) -> ActivityRegistration
+    {
+        var registration = try BusJSON.decode(ActivityEnvelope.self, from: json).registration
+        registration.name = client.engineName(ofActivity: name)
+        registration.users = [client.user]
         var configuration = EngineConfiguration.appleDefaults
         configuration.maximumActivities = nil
-        configuration.minimumIntervalLength = limits.minimumIntervalLength
+        configuration.minimumIntervalLength = settings.clientLimits.minimumIntervalLength
         do throws(MonitoringError) {
             try ActivityEngine(configuration: configuration, timeZone: runtime.engine.timeZone).validate(
                 registration, at: now)
         } catch {
             throw ScreenTimeBusError(error)
         }
-        try persist(.activity, name: name, json: json, of: client, at: now)
-        clients.activities[client, default: [:]][name] = ClientRegistry.Activity(registration: registration, json: json)
-        perform(runtime.handle(.engine(.startMonitoring(registration)), at: now))
+        return registration
     }
 
     private func stopMonitoring(_ names: [String], for client: BusClient, at now: Now) throws(ScreenTimeBusError) {
@@ -153,9 +165,9 @@ extension Daemon {
                 )
             }
             let json = try BusJSON.encode(kept)
-            guard json.utf8.count <= limits.maximumStoreBytes else {
+            guard json.utf8.count <= limits.maximumJSONBytes else {
                 throw ScreenTimeBusError(
-                    .invalidArgument, "a store's settings may take at most \(limits.maximumStoreBytes) bytes as JSON")
+                    .invalidArgument, "a store's settings may take at most \(limits.maximumJSONBytes) bytes as JSON")
             }
             try persist(.settingsStore, name: store, json: json, of: client, at: now)
         } else {
@@ -214,10 +226,19 @@ extension Daemon {
             case .authorization:
                 clients.authorizations[client] = record.json
             case .activity:
-                guard var registration = try? BusJSON.decode(ActivityEnvelope.self, from: record.json).registration
-                else { continue }
-                registration.name = client.engineName(ofActivity: record.name)
-                registration.users = [client.user]
+                let registration: ActivityRegistration
+                do throws(ScreenTimeBusError) {
+                    registration = try clientRegistration(record.name, json: record.json, of: client, at: now)
+                } catch {
+                    // Kept by a version that checked less, or no longer valid (a schedule with no interval left):
+                    // not monitored, and left for the client to stop or replace.
+                    logger.warning(
+                        "a client's activity is not monitored",
+                        metadata: [
+                            "client": "\(client)", "activity": "\(record.name)", "error": "\(error.wireMessage)",
+                        ])
+                    continue
+                }
                 clients.activities[client, default: [:]][record.name] = ClientRegistry.Activity(
                     registration: registration, json: record.json)
                 if runtime.engine.registration(of: registration.name) != registration {
@@ -309,11 +330,18 @@ extension Daemon {
             throw ScreenTimeBusError(.invalidArgument, "a report's start must be before its end")
         }
         var intervals: [DateInterval] = []
-        while start < to, intervals.count < 10_000 {
+        while start < to {
+            guard intervals.count < UsageSummary.maximumSegments else {
+                throw ScreenTimeBusError(
+                    .invalidArgument,
+                    "a report has at most \(UsageSummary.maximumSegments) segments: ask for a shorter range, or "
+                        + "longer segments")
+            }
             guard let next = calendar.date(byAdding: component, value: 1, to: start) else { break }
             intervals.append(DateInterval(start: max(start, from), end: min(next, to)))
             start = next
         }
         return intervals
     }
+
 }
