@@ -148,6 +148,46 @@ import Testing
         #expect(limits.sorted() == ["1001:40", "1002:20"])
     }
 
+    @Test func aUserThePolicyNoLongerCoversIsReleasedFromItsShields() throws {
+        var harness = DaemonRuntimeTests.Harness()
+        harness.handle(.restarted(nil))
+        harness.handle(.policyLoaded(try Self.plan()))
+        func use(_ seconds: Int) {
+            for _ in 0..<seconds {
+                harness.advance(1)
+                harness.revision += 1
+                let samples = [Self.alice, Self.bob].map { account in
+                    UsageSample(
+                        user: account.uid, session: SessionID("s\(account.uid.rawValue)"), presence: .active,
+                        applicationsInUse: [DaemonRuntimeTests.game])
+                }
+                harness.handle(.tick(samples, revision: harness.revision))
+            }
+        }
+        func shielded(_ account: GuardianPolicies.Account) -> Bool {
+            harness.runtime.shields[account.uid]?.shields(DaemonRuntimeTests.game) ?? false
+        }
+        use(22)
+        #expect(shielded(Self.bob))
+        // The guardian exempts bob: the default policy covers nobody now, alice keeps her own.
+        harness.handle(
+            .policyLoaded(
+                PolicyPlan(
+                    scopes: [
+                        PolicyPlan.Scope(policy: try Self.games("20s"), users: []),
+                        PolicyPlan.Scope(
+                            policy: try Self.games("40s", role: .guardianUser), users: [Self.alice.uid],
+                            qualifier: "alice"),
+                    ],
+                    appToken: { DaemonRuntimeTests.token($0.rawValue) },
+                    categoryToken: { DaemonRuntimeTests.category($0) })))
+        use(1)
+        #expect(!shielded(Self.bob))
+        use(20)
+        #expect(shielded(Self.alice))
+        #expect(!shielded(Self.bob))
+    }
+
     /// Real files in a root-only folder: each file's last good policy stays when an edit is refused, and a removed
     /// file limits nobody. Needs root; under CI=true it runs (and fails) without.
     @Test(.enabled(if: getuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true"))

@@ -236,6 +236,12 @@ public struct PolicyPlan: Sendable {
     /// Whether a guardian's policy names `user` among those it limits.
     public func covers(_ user: UserID) -> Bool { registrations.contains { $0.users?.contains(user) ?? false } }
 
+    /// Whether a limit or downtime of this plan holds `store` for `user`.
+    func holds(_ store: SettingsStoreName, for user: UserID) -> Bool {
+        limits.contains { $0.store == store && $0.applies(to: user) }
+            || downtimeShields.values.contains { $0.store == store && $0.users.includes(user) }
+    }
+
     /// The limits `user` lives under, one per limit (a limit by weekday is one limit).
     public func limits(of user: UserID) -> [Limit] {
         var seen: Set<String> = []

@@ -37,6 +37,12 @@ extension DaemonRuntime {
         }
         for user in knownUsers {
             for store in staleStores { setStore(store, of: user, to: nil, at: now, into: &actions) }
+            // A user the plan no longer holds to a store (exempted, or given a policy of their own) is released
+            // from it: the activity's end, which would clear it, now concerns its remaining users only.
+            for store in storesInForce
+            where engine.settings(of: store, for: user) != nil && !plan.holds(store, for: user) {
+                setStore(store, of: user, to: nil, at: now, into: &actions)
+            }
         }
         // Downtimes in progress (also those restored from a snapshot) hold their stores.
         activeDowntimes = Set(plan.downtimeShields.keys.filter { engine.currentInterval(of: $0) != nil })
