@@ -18,6 +18,7 @@
 #include <linux/openat2.h>
 #include <limits.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 int clinux_pidfd_open(pid_t pid, unsigned int flags) { return (int)syscall(SYS_pidfd_open, pid, flags); }
@@ -335,6 +336,13 @@ done:;
 }
 
 int clinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+int clinux_socket_peer_pid(int fd) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    return credentials.pid;
+}
 
 int clinux_contains_bytes(const void *bytes, size_t length, const char *needle) {
     return memmem(bytes, length, needle, strlen(needle)) != NULL;

@@ -94,6 +94,44 @@ struct FocusSourcesTests {
         #expect(XAuthority.entry(for: X11Display(":9")!, in: file)?.data == [9, 9])
         #expect(XAuthority.entry(for: X11Display(":8")!, in: file) == nil)
         #expect(XAuthority.entry(for: X11Display(":7")!, in: Array(file.prefix(10))) == nil)
+
+        // A FIFO named as the session's Xauthority (by XAUTHORITY, which is the user's to set) holds nobody: the
+        // next candidate file is read.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xauthority-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/fifo", 0o600) == 0)
+        try Data(file).write(to: URL(fileURLWithPath: folder + "/Xauthority"))
+        let found = XAuthority.find(for: X11Display(":9")!, in: [folder + "/fifo", folder + "/Xauthority"])
+        #expect(found?.path == folder + "/Xauthority")
+        #expect(found?.cookie.data == [9, 9])
+    }
+
+    @Test("a socket named as sway's but served by another program is refused at once")
+    func aSwaySocketServedByAnotherProgramIsRefused() throws {
+        // A listener of this process's (no sway): it accepts connections and never answers.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sway-ipc.\(getpid()).sock").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer {
+            close(listener)
+            unlink(path)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0 && listen(listener, 4) == 0)
+        let started = ContinuousClock.now
+        let error = #expect(throws: FocusSourceError.self) { try SwayFocusSource(socketPath: path) }
+        #expect(error?.code == .unsupported, "\(String(describing: error))")
+        #expect(error?.message.contains("not by a sway only root can change") == true)
+        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     @Test("a process environment is read from NUL-separated /proc/PID/environ, first definition winning")

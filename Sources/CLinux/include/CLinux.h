@@ -78,6 +78,10 @@ pid_t clinux_spawn_limited(const char *path, char *const argv[], char *const env
 /* Names the calling thread (prctl(2) PR_SET_NAME; the kernel keeps 15 bytes). Returns 0 or -1 with errno set. */
 int clinux_set_thread_name(const char *name);
 
+/* The pid of the process at the other end of the connected Unix socket `fd` (SO_PEERCRED: the one that called
+   connect(2) or listen(2)), or -1 with errno set. */
+int clinux_socket_peer_pid(int fd);
+
 struct stat;
 /* The metadata of `path` as a process whose root folder is `root` (/proc/PID/root) resolves it: absolute symbolic
    links and ".." stay inside that root (openat2(2) with RESOLVE_IN_ROOT, and no magic links; where openat2 is

@@ -1,4 +1,6 @@
+import CLinux
 import Glibc
+import ScreenTimeModel
 import SystemPackage
 
 /// A client connection to sway's IPC socket (the i3 IPC protocol): `"i3-ipc"`, payload length and message type
@@ -26,14 +28,22 @@ final class SwayIPCConnection: @unchecked Sendable {
 
     private static let magic = Array("i3-ipc".utf8)
 
-    /// Connects to the socket at `path`.
+    /// How long connecting, and each send and each read of a message, may take: a socket the session names may be
+    /// served by anything, and neither the collector's thread (which opens the source) nor the event thread (which
+    /// reads a message once `poll` says one has begun) may hang on it.
+    static let timeout = 2
+
+    /// Connects to the socket at `path`, served by the system's sway (`checkPeer`).
     ///
-    /// The corresponding C functions are `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC)` and `connect`.
+    /// The corresponding C functions are `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC)`, `setsockopt` and `connect`.
     init(path: String) throws(FocusSourceError) {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {
             throw FocusSourceError(.connectionFailed, "cannot create a socket", underlying: Errno(rawValue: errno))
         }
+        // For a Unix socket, the send timeout bounds `connect` too (a listener whose backlog is full).
+        Self.setTimeout(descriptor, SO_SNDTIMEO, seconds: Self.timeout)
+        Self.setTimeout(descriptor, SO_RCVTIMEO, seconds: Self.timeout)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -54,7 +64,35 @@ final class SwayIPCConnection: @unchecked Sendable {
             Glibc.close(descriptor)
             throw FocusSourceError(.connectionFailed, "cannot connect to sway at \(path)", underlying: error)
         }
+        do throws(FocusSourceError) { try Self.checkPeer(descriptor, path: path) } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
         fileDescriptor = FileDescriptor(rawValue: descriptor)
+    }
+
+    private static func setTimeout(_ descriptor: Int32, _ option: Int32, seconds: Int) {
+        var time = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Refuses a socket not served by the system's sway: a program named `sway` that only root can change. The path
+    /// is the session's to name (`SWAYSOCK`, a file in its runtime folder), and a program of the user's that spoke
+    /// the protocol could report any window as the focused one.
+    ///
+    /// The corresponding C function is `getsockopt(SO_PEERCRED)` (`clinux_socket_peer_pid`).
+    private static func checkPeer(_ descriptor: Int32, path: String) throws(FocusSourceError) {
+        let pid = clinux_socket_peer_pid(descriptor)
+        guard pid > 0 else {
+            throw FocusSourceError(
+                .connectionFailed, "cannot tell which process serves \(path)", underlying: Errno(rawValue: errno))
+        }
+        let program = ProcessTable.executable(procRoot: "/proc", pid: ProcessID(pid))
+        guard let program, baseName(program) == "sway", FileSystem.isRootsAlone(program) else {
+            throw FocusSourceError(
+                .unsupported,
+                "\(path) is served by \(program ?? "process \(pid)"), not by a sway only root can change")
+        }
     }
 
     deinit {

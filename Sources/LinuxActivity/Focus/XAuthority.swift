@@ -41,8 +41,9 @@ public struct XAuthority: Hashable, Sendable {
     /// may accept the connection without one, as `Xvfb -ac` or a `xhost +si:localuser` rule does).
     public static func find(for display: X11Display, in paths: [String]) -> (cookie: XAuthority, path: String)? {
         for path in paths {
-            guard let contents = FileManager.default.contents(atPath: path) else { continue }
-            if let cookie = entry(for: display, in: [UInt8](contents)) { return (cookie, path) }
+            // A path the session names: a FIFO there must not hold the collector (nor a huge file fill it).
+            guard let contents = FileSystem.readRegularFile(path, limit: 64 * 1024) else { continue }
+            if let cookie = entry(for: display, in: contents) { return (cookie, path) }
         }
         return nil
     }

@@ -141,10 +141,18 @@ enum FileSystem {
     /// The text of the regular file `path` as a process whose root is `root` sees it (see `status(_:inRoot:)`), opened
     /// without waiting; nil when it can't be read, is no regular file, or holds more than `limit` bytes.
     static func readText(_ path: String, inRoot root: String, limit: Int = 64 * 1024) -> String? {
+        readRegularFile(path, inRoot: root, limit: limit).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes of the regular file `path` (as a process whose root is `root` sees it), opened without waiting: a
+    /// FIFO or a device named where a file is expected can't block the reader. Nil when it can't be read, is no
+    /// regular file, or holds more than `limit` bytes.
+    static func readRegularFile(_ path: String, inRoot root: String = "/", limit: Int) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: limit)
         let count = buffer.withUnsafeMutableBytes { clinux_read_in_root(root, path, $0.baseAddress, UInt(limit)) }
         guard count >= 0 else { return nil }
-        return String(decoding: buffer.prefix(count), as: UTF8.self)
+        buffer.removeSubrange(count...)
+        return buffer
     }
 
     /// Whether no one but root can change what `path` names: it (after links) and every folder above it belong to
