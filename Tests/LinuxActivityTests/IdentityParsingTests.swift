@@ -131,7 +131,12 @@ import Testing
             Name=Tool
             Exec=python3 /opt/example/tool.py %F
             """))
-        let index = DesktopEntryIndex(entries: [game, tool])
+        // A command given to a shell names no program of its own: the shell, which every terminal runs, is not it.
+        let inline = try #require(
+            DesktopEntry(id: "aaa-tool", parsing: "[Desktop Entry]\nName=AAA Tool\nExec=sh -c \"echo hi\"\n"))
+        let index = DesktopEntryIndex(entries: [inline, game, tool])
+        #expect(index.entry(forExecutable: "/usr/bin/dash") == Optional<DesktopEntry>.none)
+        #expect(index.entry(forExecutable: "/bin/sh") == Optional<DesktopEntry>.none)
         #expect(index.entry(forExecutable: "/opt/example/bin/game")?.id == "org.example.Game")
         #expect(index.entry(forExecutable: "/elsewhere/game")?.id == "org.example.Game")
         #expect(index.entry(forExecutable: "/opt/example/tool.py")?.id == "org.example.Tool")

@@ -106,16 +106,16 @@ public struct DesktopEntryIndex: Sendable {
     }
 
     /// The keys under which an entry's program is found: the resolved absolute path and the file name of `TryExec`
-    /// and of `Exec`'s program, or of the script when the program is an interpreter.
+    /// and of `Exec`'s program, or of the script when the program is an interpreter. An interpreter given code
+    /// rather than a script (`sh -c "…"`) names no program: the shell every terminal runs is not the entry's.
     static func executableKeys(of entry: DesktopEntry) -> [String] {
         var programs: [String] = []
         let command = ProgramResolver.effectiveCommand(entry.exec)
         if let program = command.first {
-            if ProgramResolver.isInterpreter(baseName(program)), let script = ProgramResolver.script(arguments: command)
-            {
-                programs.append(script)
-            } else {
+            if !ProgramResolver.isInterpreter(baseName(program)) {
                 programs.append(program)
+            } else if let script = ProgramResolver.script(arguments: command) {
+                programs.append(script)
             }
         }
         if let tryExec = entry.tryExec { programs.append(tryExec) }
