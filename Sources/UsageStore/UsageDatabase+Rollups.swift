@@ -221,7 +221,8 @@ extension UsageDatabase {
         for (user, first) in starts {
             var days: [DateInterval] = []
             var start = calendar.startOfDay(for: first)
-            while start < today, let end = calendar.date(byAdding: .day, value: 1, to: start) {
+            while start < today {
+                let end = calendar.startOfDay(1, after: start)
                 days.append(DateInterval(start: start, end: end))
                 start = end
             }

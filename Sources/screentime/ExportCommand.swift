@@ -53,7 +53,7 @@ struct ExportCommand: AsyncParsableCommand {
         guard start <= last else {
             throw ValidationError("--from \(from ?? "") is after --to \(to ?? "today"): give the earlier day to --from")
         }
-        let end = Calendar.current.date(byAdding: .day, value: 1, to: last)!
+        let end = Calendar.current.startOfDay(1, after: last)
         let names = try ReportNames(database: database) { try? ReportCommand.catalog(settings) }
         let records = try database.intervals(for: user, from: start, to: end).map { interval in
             let app = names.app(interval.application)

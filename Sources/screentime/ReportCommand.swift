@@ -102,16 +102,16 @@ struct ReportCommand: AsyncParsableCommand {
         if from != nil || to != nil {
             let first = try from.map { try Self.day($0, option: "--from") } ?? midnight
             let last = try to.map { try Self.day($0, option: "--to") } ?? midnight
-            guard first <= last, let end = calendar.date(byAdding: .day, value: 1, to: last) else {
+            guard first <= last else {
                 throw ValidationError(
                     "--from \(from ?? "today") is after --to \(to ?? "today"): give the earlier day to --from")
             }
             guard first <= now else {
                 throw ValidationError("--from \(from ?? "") is in the future: nothing is recorded yet")
             }
-            return (first, min(end, now))
+            return (first, min(calendar.startOfDay(1, after: last), now))
         }
-        if yesterday { return (calendar.date(byAdding: .day, value: -1, to: midnight)!, midnight) }
+        if yesterday { return (calendar.startOfDay(-1, after: midnight), midnight) }
         if week || lastWeek {
             let thisWeek = calendar.dateInterval(of: .weekOfYear, for: now)!.start
             return lastWeek
@@ -137,14 +137,10 @@ struct ReportCommand: AsyncParsableCommand {
 
     /// A local day, `YYYY-MM-DD`, at its midnight; `option` names where it was given, for the error.
     static func day(_ text: String, option: String = "the date") throws -> Date {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd"
-        formatter.isLenient = false
-        guard text.count == 10, let date = formatter.date(from: text) else {
+        guard let day = Calendar.current.startOfDay(parsing: text) else {
             throw ValidationError("\(option) \"\(text)\" is not a day: write YYYY-MM-DD, e.g. 2026-11-25")
         }
-        return Calendar.current.startOfDay(for: date)
+        return day
     }
 
     /// ISO 8601 with the local offset.

@@ -69,7 +69,7 @@ extension ReportFigures {
     /// (`oneLine`); the caller makes the other control characters visible.
     func table() -> String {
         let duration = { (seconds: Int) in Self.duration(seconds) }
-        var text = "\(Self.day(from)) – \(Self.day(to)), \(days) day\(days == 1 ? "" : "s")\n"
+        var text = "\(Self.day(from)) – \(Self.lastDay(before: to)), \(days) day\(days == 1 ? "" : "s")\n"
         var average = "Daily average:   \(duration(dailyAverageSeconds))"
         if let change = dailyAverageChangePercent {
             average +=
@@ -131,6 +131,13 @@ extension ReportFigures {
 
     /// The day of an ISO 8601 time (its first ten characters).
     static func day(_ iso: String) -> String { String(iso.prefix(10)) }
+
+    /// The last day of a range that ends at `end` (ISO 8601), which is not in it: a range to the next midnight ends
+    /// on the day before.
+    static func lastDay(before end: String) -> String {
+        guard let date = try? Date(end, strategy: .iso8601) else { return day(end) }
+        return day(ReportBuilder.iso(date - 0.001))
+    }
 
     /// `2026-11-25 07:42` from an ISO 8601 time.
     static func time(_ iso: String) -> String {

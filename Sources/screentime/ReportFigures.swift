@@ -107,7 +107,7 @@ struct ReportBuilder {
         let days = localDays(of: range)
         let dayReports = try database.report(for: user, days: days, now: now)
         let report = UsageReport(merging: dayReports)!
-        let previousStart = calendar.date(byAdding: .day, value: -days.count, to: range.start)!
+        let previousStart = calendar.startOfDay(-days.count, after: range.start)
         let previousDays = localDays(of: DateInterval(start: previousStart, end: range.start))
         let previousTotal = try database.report(for: user, days: previousDays, now: now)
             .reduce(Duration.zero) { $0 + $1.totalDuration }
@@ -263,7 +263,7 @@ struct ReportBuilder {
         var days: [DateInterval] = []
         var start = calendar.startOfDay(for: range.start)
         repeat {
-            let end = calendar.date(byAdding: .day, value: 1, to: start)!
+            let end = calendar.startOfDay(1, after: start)
             days.append(DateInterval(start: start, end: end))
             start = end
         } while start < range.end

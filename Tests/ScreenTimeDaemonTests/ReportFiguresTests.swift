@@ -141,6 +141,33 @@ import FoundationXML
         }
         #expect(result.output.contains("Game <Deluxe>"))
         #expect(!result.output.contains("\u{1B}"))
+        // The range's last day is yesterday, not the midnight after it.
+        let day = Self.dayName(yesterday)
+        #expect(result.output.hasPrefix("\(day) – \(day), 1 day\n"), "\(result.output)")
+    }
+
+    /// Chile's clocks skip 2026-09-06 00:00 (to 01:00), Egypt's 2026-04-24 00:00: such a day starts at 01:00, the
+    /// next one at midnight again, and either can be named.
+    @Test func aDayWhoseMidnightIsSkippedStartsAtOneAndTheNextAtMidnight() throws {
+        let directory = try ScratchDirectory()
+        let path = try ledger(in: directory)
+        let chile = try report(
+            "--from 2026-09-05 --to 2026-09-08 --by day --format json", directory, path: path,
+            prefix: "TZ=America/Santiago ")
+        #expect(chile.status == 0, "\(chile.output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(chile.output.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(
+            rows.map { $0["start"] as? String } == [
+                "2026-09-05T00:00:00-04:00", "2026-09-06T01:00:00-03:00", "2026-09-07T00:00:00-03:00",
+                "2026-09-08T00:00:00-03:00",
+            ])
+        #expect(rows.last?["end"] as? String == "2026-09-09T00:00:00-03:00")
+        let egypt = try report(
+            "--from 2026-04-24 --to 2026-04-24 --by day --format json", directory, path: path,
+            prefix: "TZ=Africa/Cairo ")
+        #expect(egypt.status == 0, "\(egypt.output)")
+        #expect(egypt.output.contains("\"start\" : \"2026-04-24T01:00:00+03:00\""), "\(egypt.output)")
     }
 
     @Test func csvSummaryHasOneLinePerFigureAndHourRowsCarryTheDaysRecords() throws {
