@@ -41,6 +41,11 @@ import Testing
         defer {
             for pid in pids { kill(pid, SIGKILL) }
         }
+        // The shell may exit before its children have run the game (each is a copy of the shell until its exec).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pids.contains(where: { FileSystem.readLink("/proc/\($0)/exe") != game }), ContinuousClock.now < deadline {
+            usleep(10_000)
+        }
         let stats = try pids.map { pid in
             try #require(FileSystem.readText("/proc/\(pid)/stat").flatMap { ProcessStat(parsing: Array($0.utf8)) })
         }
