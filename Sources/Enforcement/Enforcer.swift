@@ -91,9 +91,11 @@ public final class Enforcer {
         // nothing can be moved into a scope of its own.
         let observed =
             freezer == nil
-            ? observed.mapValues { $0.map { ObservedProcess($0.identity) } }
+            ? observed.mapValues { $0.map { ObservedProcess($0.identity, shielded: $0.shielded) } }
             : confiner == nil
-                ? observed.mapValues { $0.map { ObservedProcess($0.identity, ownCgroup: $0.ownCgroup) } } : observed
+                ? observed.mapValues {
+                    $0.map { ObservedProcess($0.identity, ownCgroup: $0.ownCgroup, shielded: $0.shielded) }
+                } : observed
         if let steady, steady.changeCount == machine.changeCount, Self.same(steady.desired, desired),
             Self.same(steady.observed, observed)
         {

@@ -21,12 +21,18 @@ public struct ObservedProcess: Hashable, Sendable, Codable {
     /// of (the user manager's tree, outside an app's own cgroup), into a scope of its own that can then be frozen.
     /// False for a login session's scope, which only root may change.
     public var confinable: Bool
+    /// Whether a shield in force holds the process. False for a process of a shielded app that no shield holds (its
+    /// user's ended, another user's goes on): what was held of it is let go.
+    public var shielded: Bool
 
     /// Creates an observation.
-    public init(_ identity: ProcessIdentity, ownCgroup: CgroupPath? = nil, confinable: Bool = false) {
+    public init(
+        _ identity: ProcessIdentity, ownCgroup: CgroupPath? = nil, confinable: Bool = false, shielded: Bool = true
+    ) {
         self.identity = identity
         self.ownCgroup = ownCgroup
         self.confinable = ownCgroup == nil && confinable
+        self.shielded = shielded
     }
 }
 

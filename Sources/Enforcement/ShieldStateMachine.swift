@@ -142,14 +142,15 @@ public struct ShieldStateMachine: Sendable {
         for app in Set(desired.keys).union(apps.keys).sorted() {
             var state = apps[app] ?? AppState()
             state.mode = desired[app]
-            let processes = observed[app] ?? []
+            let processes = (observed[app] ?? []).filter(\.shielded)
             switch state.mode {
             case nil:
                 actions += releaseActions(app, state)
                 state.terminating = [:]
             case .freeze:
                 state.terminating = state.terminating.filter { state.escalated.contains($0.key) }
-                actions += freezeActions(app, &state, processes, now: now)
+                let released = (observed[app] ?? []).filter { !$0.shielded }
+                actions += freezeActions(app, &state, processes, releasing: released, now: now)
                 actions += terminateActions(
                     app, &state, processes.filter { state.escalated.contains($0.identity) },
                     grace: Self.escalationGrace, now: now)
@@ -238,11 +239,24 @@ public struct ShieldStateMachine: Sendable {
             + state.stopped.sorted { $0.pid < $1.pid }.map { .signal(.resume, $0, app: app) }
     }
 
+    /// Holds the app's `processes` under a freeze shield, and lets go of what it held of `released` (processes of the
+    /// app no shield holds any more: another user's, whose own shield of it ended).
     private func freezeActions(
-        _ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess], now: ContinuousClock.Instant
+        _ app: AppID, _ state: inout AppState, _ processes: [ObservedProcess], releasing released: [ObservedProcess],
+        now: ContinuousClock.Instant
     ) -> [EnforcementAction] {
-        var loose: Set<ProcessIdentity> = state.stopped.subtracting(state.escalated)
+        // Kept as held until their release is done (a failed one is tried again next tick), but held no more.
+        // A cgroup that also holds a shielded process stays frozen.
+        let holding = Set(processes.compactMap { $0.ownCgroup ?? state.confined[$0.identity] })
+        let thawing = Set(released.compactMap { $0.ownCgroup ?? state.confined[$0.identity] })
+            .intersection(state.frozen).subtracting(holding)
+        let resuming = Set(released.map(\.identity)).intersection(state.stopped)
+        var loose: Set<ProcessIdentity> = state.stopped.subtracting(state.escalated).subtracting(resuming)
         var confine: [ProcessIdentity] = []
+        // Stopped before its cgroup was frozen (a move that failed, then succeeded): the frozen cgroup holds it, and
+        // it is resumed inside it, so that its owner's SIGCONT is no resume and a thaw lets it run.
+        var frozenAndStopped: [ProcessIdentity] = []
+        let frozenBefore = state.frozen
         for process in processes where !state.escalated.contains(process.identity) {
             // Observed outside the scope it was moved into (its owner moved it on, which thaws it): moved again.
             if process.ownCgroup == nil, state.confined[process.identity] != nil {
@@ -250,6 +264,9 @@ public struct ShieldStateMachine: Sendable {
             }
             if let cgroup = process.ownCgroup ?? state.confined[process.identity], !state.unfreezable.contains(cgroup) {
                 state.frozen.insert(cgroup)
+                if frozenBefore.contains(cgroup), loose.remove(process.identity) != nil {
+                    frozenAndStopped.append(process.identity)
+                }
             } else if process.confinable, state.confined[process.identity] == nil,
                 state.unconfinable[process.identity].map({ $0.duration(to: now) >= Self.confineRetry }) ?? true
             {
@@ -258,8 +275,11 @@ public struct ShieldStateMachine: Sendable {
                 loose.insert(process.identity)
             }
         }
-        state.stopped = loose
-        return state.frozen.sorted().map { .freeze($0, app: app) }
+        state.stopped = loose.union(resuming).union(frozenAndStopped)
+        return thawing.sorted().map { .thaw($0, app: app) }
+            + resuming.sorted { $0.pid < $1.pid }.map { .signal(.resume, $0, app: app) }
+            + state.frozen.subtracting(thawing).sorted().map { .freeze($0, app: app) }
+            + frozenAndStopped.sorted { $0.pid < $1.pid }.map { .signal(.resume, $0, app: app) }
             + confine.sorted { $0.pid < $1.pid }.map { .confine($0, app: app) }
             + loose.sorted { $0.pid < $1.pid }.map { .signal(.suspend, $0, app: app) }
     }

@@ -105,6 +105,27 @@ import Testing
         #expect(later == [.confine(shared, app: game), .signal(.suspend, shared, app: game)])
     }
 
+    /// Stopped when a move failed, moved by a later try: its frozen scope holds it, and it is resumed in there, so
+    /// that its owner's `SIGCONT` (closing its terminal sends one) is no resume to count toward termination, and a
+    /// thaw lets it run.
+    @Test func aStoppedProcessMovedLaterIsResumedInsideItsFrozenScope() {
+        var machine = ShieldStateMachine()
+        let observed = [game: [ObservedProcess(shared, confinable: true)]]
+        let first = machine.tick(desired: [game: .freeze], observed: observed, at: start)
+        machine.record(.failed(EnforcementError(.confineFailed, "timed out")), of: first[0])
+        let retry = machine.tick(
+            desired: [game: .freeze], observed: observed, at: start + ShieldStateMachine.confineRetry)
+        machine.record(.confined(scope), of: retry[0])
+        record(&machine, Array(retry.dropFirst()))
+        let inScope = [game: [ObservedProcess(shared, ownCgroup: scope)]]
+        let next = machine.tick(
+            desired: [game: .freeze], observed: inScope, at: start + ShieldStateMachine.confineRetry + .seconds(1))
+        #expect(next == [.freeze(scope, app: game), .signal(.resume, shared, app: game)])
+        record(&machine, next)
+        #expect(machine.stoppedUnderShield.isEmpty)
+        #expect(machine.held.apps == [.init(app: game, frozen: [scope])])
+    }
+
     @Test func aSessionScopeProcessIsNeverConfinable() {
         #expect(!ObservedProcess(shared, ownCgroup: scope, confinable: true).confinable)
     }

@@ -35,6 +35,50 @@ import Testing
         #expect(machine.held.apps == [.init(app: game, frozen: [scope], stopped: [loose, later])])
     }
 
+    /// Two users share the app: one's shield ends (extra time, the end of a downtime), the other's goes on. What was
+    /// held of the first one's processes is let go; the second one's stay held.
+    @Test func processesNoShieldHoldsAreLetGoWhileTheAppStaysShieldedForOthers() {
+        var machine = ShieldStateMachine()
+        let otherScope = CgroupPath(
+            "/user.slice/user-1001.slice/user@1001.service/app.slice/app-gnome-org.example.Game-2.scope")
+        let observed = [
+            game: [
+                ObservedProcess(inScope, ownCgroup: scope), ObservedProcess(loose),
+                ObservedProcess(later, ownCgroup: otherScope),
+            ]
+        ]
+        _ = run(&machine, machine.tick(desired: [game: .freeze], observed: observed, at: start))
+        let oneReleased = [
+            game: [
+                ObservedProcess(inScope, ownCgroup: scope, shielded: false), ObservedProcess(loose, shielded: false),
+                ObservedProcess(later, ownCgroup: otherScope),
+            ]
+        ]
+        let release = machine.tick(desired: [game: .freeze], observed: oneReleased, at: start + .seconds(1))
+        #expect(
+            release == [
+                .thaw(scope, app: game), .signal(.resume, loose, app: game), .freeze(otherScope, app: game),
+            ])
+        // A failed thaw is tried again at the next tick, and the cgroup is never frozen again meanwhile.
+        machine.record(.failed(EnforcementError(.thawFailed, "test", errno: .resourceBusy)), of: release[0])
+        _ = run(&machine, Array(release.dropFirst()))
+        let retry = run(
+            &machine, machine.tick(desired: [game: .freeze], observed: oneReleased, at: start + .seconds(2)))
+        #expect(retry == [.thaw(scope, app: game), .freeze(otherScope, app: game)])
+        #expect(machine.held.apps == [.init(app: game, frozen: [otherScope])])
+        #expect(machine.stoppedUnderShield.isEmpty)
+        // A process no shield holds in a cgroup with one a shield holds: the cgroup stays frozen.
+        let helper = ProcessIdentity(pid: ProcessID(400), startTime: 4)
+        let sharing = [
+            game: [
+                ObservedProcess(later, ownCgroup: otherScope),
+                ObservedProcess(helper, ownCgroup: otherScope, shielded: false),
+            ]
+        ]
+        let shared = machine.tick(desired: [game: .freeze], observed: sharing, at: start + .seconds(3))
+        #expect(shared == [.freeze(otherScope, app: game)])
+    }
+
     @Test func unshieldReleasesExactlyWhatWasHeldAndRetriesFailures() {
         var machine = ShieldStateMachine()
         let observed = [game: [ObservedProcess(inScope, ownCgroup: scope), ObservedProcess(loose)]]

@@ -56,6 +56,18 @@ extension Daemon {
                     }
                 }
             }
+            // The app's other processes (another user's, whose own shield of it ended; a desktop process a shield of
+            // categories never holds): what was held of them is let go.
+            for app in desired.keys {
+                let held = Set(observed[app, default: []].map(\.identity.pid))
+                for pid in table.processIDsByApp[app] ?? [] where !held.contains(pid) && pid != Self.ownProcess {
+                    guard let entry = table.entries[pid] else { continue }
+                    let (cgroup, _) = Self.placement(
+                        of: pid, of: entry.user, in: entry.controlGroup?.path, system: settings.system)
+                    observed[app, default: []].append(
+                        ObservedProcess(entry.identity, ownCgroup: cgroup, shielded: false))
+                }
+            }
             runtime.keepCloseRequests(for: Set(desired.keys))
             enforcementInputs = (table.changeCount, runtime.shieldRevision, desired, observed)
         }
