@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeBus
 import ScreenTimeEngine
 import ScreenTimeModel
 import Testing
@@ -174,6 +175,47 @@ import Testing
         #expect(engine.nextInterval(of: DeviceActivityName("limit.games.sat"))?.start == saturdayMidnight)
         let saturdayMorning = WallClockInstant(secondsSince1970: 1_749_254_400 + 7 * 3600)
         #expect(engine.currentInterval(of: DeviceActivityName("downtime.bedtime.fri"))?.end == saturdayMorning)
+    }
+}
+
+/// What `screentime status` shows of limits and downtimes by weekday: the day's.
+@Suite struct WeekdayStatusTests {
+    static let policy = """
+        [[limit]]
+        name = "games"
+        apps = ["supertuxkart"]
+        daily = { weekdays = "1h" }
+        [[downtime]]
+        name = "bedtime"
+        start = { weekdays = "21:30", weekend = "22:30" }
+        end = "07:00"
+        """
+
+    func status(at secondsSince1970: Int64) throws -> [DaemonStatus.Row] {
+        var harness = DaemonRuntimeTests.Harness()
+        harness.wall = secondsSince1970 * 1_000_000_000
+        harness.handle(.restarted(nil))
+        try harness.load(Self.policy)
+        harness.use(nil, for: 1)
+        return DaemonStatus(runtime: harness.runtime, at: harness.now, movedAside: []).rows
+    }
+
+    @Test func aWeekdaysDowntimeInProgressIsShownShieldingUntilItsEnd() throws {
+        // Tuesday 2026-12-01 22:00 UTC: Tuesday's downtime runs since 21:30, until Wednesday 07:00.
+        let rows = try status(at: 1_796_162_400)
+        let bedtime = try #require(rows.first { $0.kind == "downtime" })
+        #expect(bedtime.shielded)
+        #expect(bedtime.nextReset == Date(timeIntervalSince1970: 1_796_162_400 + 9 * 3600))
+        #expect(rows.filter { $0.kind == "limit" }.map(\.name) == ["games"])
+    }
+
+    @Test func aWeekendDayShowsTheNextDowntimeAndNoLimitOfWeekdays() throws {
+        // Saturday 2026-12-05 10:00 UTC: no limit today; the downtime starts at 22:30.
+        let rows = try status(at: 1_796_464_800)
+        let bedtime = try #require(rows.first { $0.kind == "downtime" })
+        #expect(!bedtime.shielded)
+        #expect(bedtime.nextReset == Date(timeIntervalSince1970: 1_796_464_800 + 12 * 3600 + 1800))
+        #expect(rows.filter { $0.kind == "limit" }.isEmpty)
     }
 }
 

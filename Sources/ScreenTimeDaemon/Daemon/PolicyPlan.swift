@@ -73,8 +73,9 @@ public struct PolicyPlan: Sendable {
     /// A downtime as status shows it.
     public struct Downtime: Sendable {
         public var name: String
-        /// Its first day's activity (`downtime.bedtime`, `downtime.bedtime.mon`, `downtime.bedtime@alice`).
-        public var activity: DeviceActivityName
+        /// Its activities: one (`downtime.bedtime`, `downtime.bedtime@alice`), or one a day for a downtime by weekday
+        /// (`downtime.bedtime.mon` …).
+        public var activities: [DeviceActivityName]
         public var users: Set<UserID>?
 
         /// Whether `user` lives under this downtime.
@@ -190,7 +191,9 @@ public struct PolicyPlan: Sendable {
                 let name = "downtime.\(downtime.name)\(qualifier)" + (day.weekday.map { ".\($0.abbreviation)" } ?? "")
                 let activity = DeviceActivityName(name)
                 if day.weekday == days.first?.weekday {
-                    downtimes.append(Downtime(name: downtime.name, activity: activity, users: scope.users))
+                    downtimes.append(Downtime(name: downtime.name, activities: [activity], users: scope.users))
+                } else {
+                    downtimes[downtimes.count - 1].activities.append(activity)
                 }
                 extensions[activity] = downtime.extensionPath.map {
                     PolicyExtension(executable: $0, activity: "downtime.\(downtime.name)", users: scope.users)

@@ -13,11 +13,13 @@ extension DaemonStatus {
         }
         var rows: [Row] = []
         for user in (settings.users ?? engine.knownUsers).sorted() {
-            // A limit by weekday is one activity a day: today's is the one in its interval.
+            // A limit by weekday is one activity a day: today's is the one in its interval, and a day it doesn't
+            // name has no row.
             var shown: Set<String> = []
             let limits = runtime.plan.limits.filter { $0.applies(to: user) }
             let todays = limits.filter { engine.currentInterval(of: $0.activity) != nil }
-            for limit in todays + limits where shown.insert(limit.key).inserted {
+            let everyDay = limits.filter { $0.weekday == nil }
+            for limit in todays + everyDay where shown.insert(limit.key).inserted {
                 let usage = engine.usage(of: PolicyPlan.limitEvent, in: limit.activity, for: user)
                 rows.append(
                     Row(
@@ -29,14 +31,13 @@ extension DaemonStatus {
                         shielded: engine.settings(of: limit.store, for: user).map { !$0.isEmpty } ?? false))
             }
             for downtime in runtime.plan.downtimes where downtime.applies(to: user) {
-                let activity = downtime.activity
-                let current = engine.currentInterval(of: activity)
+                // The day's interval in progress, or else the soonest to come.
+                let current = downtime.activities.lazy.compactMap { engine.currentInterval(of: $0) }.first
+                let next = downtime.activities.compactMap { engine.nextInterval(of: $0) }.min { $0.start < $1.start }
                 rows.append(
                     Row(
                         kind: "downtime", name: downtime.name, user: user.rawValue,
-                        nextReset: (current ?? engine.nextInterval(of: activity)).map {
-                            date(current == nil ? $0.start : $0.end)
-                        },
+                        nextReset: current.map { date($0.end) } ?? next.map { date($0.start) },
                         shielded: current != nil && !engine.effectiveShield(for: user).isEmpty))
             }
         }
