@@ -4,6 +4,38 @@ import Testing
 @testable import ScreenTimeDaemon
 
 @Suite struct FileWatchTests {
+    @Test("a watched folder removed and made anew is watched again, and its files are reported")
+    func aFolderMadeAnewIsWatchedAgain() throws {
+        let directory = "/tmp/st-filewatch-anew-\(getpid())"
+        let users = directory + "/users/"
+        let policy = directory + "/policy.toml"
+        mkdir(directory, 0o755)
+        mkdir(users, 0o755)
+        defer {
+            unlink(policy)
+            unlink(users + "alice.toml")
+            rmdir(users)
+            rmdir(directory)
+        }
+        let watch = try FileWatch(paths: [policy, users])
+        #expect(watch.unwatched.isEmpty)
+        // Removed (a configuration tool replacing the folder): reported, and no longer watched.
+        rmdir(users)
+        #expect(watch.changes() == [users])
+        #expect(watch.unwatched == [users])
+        #expect(watch.rewatch().isEmpty)
+        mkdir(users, 0o755)
+        try write("[[limit]]", to: users + "alice.toml")
+        #expect(watch.rewatch() == [users])
+        #expect(watch.unwatched.isEmpty)
+        // Edits in the new folder are seen.
+        _ = watch.changes()
+        try write("[[downtime]]", to: users + "alice.toml")
+        #expect(watch.changes() == [users])
+        try write("a", to: policy)
+        #expect(watch.changes() == [policy])
+    }
+
     @Test("edits, replacements and removals of a watched file are reported; other files and quiet times are not")
     func reportsChangesOfWatchedFiles() throws {
         let directory = "/tmp/st-filewatch-\(getpid())"

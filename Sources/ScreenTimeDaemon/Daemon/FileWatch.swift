@@ -9,8 +9,9 @@ import SystemPackage
 final class FileWatch {
     /// Readable when a watched file had an event; non-blocking.
     let fileDescriptor: FileDescriptor
-    /// The watched paths whose directory could not be watched (it doesn't exist, or no watch is left): the owner
-    /// checks them by other means.
+    /// The watched paths whose directory could not be watched (it doesn't exist, or no watch is left), or is no
+    /// longer (it was removed: a folder made anew is another folder): the owner checks them by other means, and
+    /// `rewatch()` watches them again once their folder exists.
     private(set) var unwatched: [String] = []
     private var names: [Int32: [String: String]] = [:]
     private var buffer = [UInt8](repeating: 0, count: 4096)
@@ -22,24 +23,28 @@ final class FileWatch {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw Errno(rawValue: errno) }
         fileDescriptor = FileDescriptor(rawValue: descriptor)
-        for path in paths {
-            if path.hasSuffix("/") {
-                let watch = inotify_add_watch(descriptor, path, Self.mask)
-                if watch < 0 { unwatched.append(path) } else { names[watch, default: [:]][""] = path }
-                continue
-            }
-            let file = FilePath(path)
-            guard let name = file.lastComponent?.string else {
-                unwatched.append(path)
-                continue
-            }
-            let watch = inotify_add_watch(descriptor, file.removingLastComponent().string, Self.mask)
-            if watch < 0 {
-                unwatched.append(path)
-            } else {
-                names[watch, default: [:]][name] = path
-            }
-        }
+        unwatched = paths.filter { !watch($0) }
+    }
+
+    /// Watches the folder of `path` (or `path`, a folder); whether it could.
+    private func watch(_ path: String) -> Bool {
+        let (folder, name) =
+            path.hasSuffix("/")
+            ? (path, "") : (FilePath(path).removingLastComponent().string, FilePath(path).lastComponent?.string ?? "")
+        guard path.hasSuffix("/") || !name.isEmpty else { return false }
+        let watch = inotify_add_watch(fileDescriptor.rawValue, folder, Self.mask)
+        guard watch >= 0 else { return false }
+        names[watch, default: [:]][name] = path
+        return true
+    }
+
+    /// Watches again the paths of `unwatched` whose folder exists now, and returns them: what they hold may have
+    /// changed while nothing watched them. One `inotify_add_watch(2)` a path.
+    func rewatch() -> Set<String> {
+        guard !unwatched.isEmpty else { return [] }
+        let watched = unwatched.filter { watch($0) }
+        unwatched.removeAll { watched.contains($0) }
+        return Set(watched)
     }
 
     deinit { try? fileDescriptor.close() }
@@ -66,6 +71,13 @@ final class FileWatch {
                 let bytes = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
                 let name = String(decoding: bytes, as: UTF8.self)
                 offset += header + length
+                if mask & UInt32(IN_IGNORED) != 0 {
+                    // The folder is gone (removed, or its file system unmounted), and its watch with it.
+                    let lost = names.removeValue(forKey: watch)?.values.sorted() ?? []
+                    unwatched += lost
+                    changed.formUnion(lost)
+                    continue
+                }
                 guard let path = names[watch]?[name] ?? names[watch]?[""] else { continue }
                 // A file just created is empty until it is written (an editor that saves by removing and creating
                 // anew): its IN_CLOSE_WRITE follows. Read now, it would be an empty policy: no limits for a moment.

@@ -253,27 +253,20 @@ private final class LoopSleep: @unchecked Sendable {
 
 /// The files whose change the loop acts on, `/etc/localtime` and the policies: watched through `inotify(7)` so that a
 /// tick reads none while they don't change; a file whose directory can't be watched (the policy's directory may
-/// not exist yet) is checked at each pass instead.
+/// not exist yet, or was removed) is checked at each pass instead, and watched again once its directory exists.
 private final class FileChanges {
     private let watch: FileWatch?
     private let policyPaths: [String]
-    /// The files checked at each pass: those whose directory isn't watched.
-    private let unwatched: (timeZone: Bool, policy: Bool)
 
     init(policyPaths: [String], logger: Logger) {
         self.policyPaths = policyPaths
         do {
-            let watch = try FileWatch(paths: [SystemTimeZone.path] + policyPaths)
-            self.watch = watch
-            unwatched = (
-                watch.unwatched.contains(SystemTimeZone.path), policyPaths.contains(where: watch.unwatched.contains)
-            )
+            watch = try FileWatch(paths: [SystemTimeZone.path] + policyPaths)
         } catch {
             logger.warning(
                 "cannot watch files; the policy and the time zone are checked at each tick",
                 metadata: ["error": "\(error)"])
             watch = nil
-            unwatched = (true, true)
         }
     }
 
@@ -281,11 +274,14 @@ private final class FileChanges {
 
     /// What may have changed since the last call; `reported` says whether the watch's descriptor was found readable.
     func changes(reported: Bool) -> (timeZone: Bool, policy: Bool) {
-        guard reported, let watch else { return unwatched }
-        let changed = watch.changes()
+        guard let watch else { return (true, true) }
+        if !reported, watch.unwatched.isEmpty { return (false, false) }
+        var changed = reported ? watch.changes() : []
+        changed.formUnion(watch.rewatch())
+        let unwatched = watch.unwatched
         return (
-            unwatched.timeZone || changed.contains(SystemTimeZone.path),
-            unwatched.policy || policyPaths.contains(where: changed.contains)
+            unwatched.contains(SystemTimeZone.path) || changed.contains(SystemTimeZone.path),
+            policyPaths.contains { unwatched.contains($0) || changed.contains($0) }
         )
     }
 }
