@@ -306,6 +306,24 @@ import UsageStore
         #expect(Self.writes([harness.runtime.flush(at: harness.now)]).flatMap(\.grants).isEmpty)
     }
 
+    @Test func aPolicyEditWhileExtraTimeRunsKeepsTheShieldDownUntilTheExtraTimeIsUsed() throws {
+        var harness = Harness()
+        harness.handle(.restarted(nil))
+        try harness.load()
+        _ = harness.use(Self.game, for: 22)
+        harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
+        #expect(!harness.shielded(Self.game))
+        // The guardian adds an app to the limit: its activity starts again and counts the day's 22 s anew.
+        let edited = Self.policyText.replacingOccurrences(
+            of: "apps = [\"org.example.Game\"]", with: "apps = [\"org.example.Game\", \"org.example.Other\"]")
+        let reloaded = try harness.load(edited) + harness.use(Self.game, for: 2)
+        #expect(!harness.shielded(Self.game))
+        #expect(!reloaded.contains { if case .notifyShield = $0 { true } else { false } })
+        // The extra 15 minutes, used up: shielded again.
+        _ = harness.use(Self.game, for: 15 * 60)
+        #expect(harness.shielded(Self.game))
+    }
+
     @Test func extraTimeTakenFromTheShieldIsNotGivenBackByARestart() throws {
         let text = Self.policyText.replacingOccurrences(of: "extra = \"15m\"", with: "extra = \"10s\"")
         var first = Harness()

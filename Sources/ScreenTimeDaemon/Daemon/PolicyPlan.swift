@@ -277,7 +277,7 @@ public struct PolicyPlan: Sendable {
     }
 
     /// What the names of all the extra time `user` has after `limit` begin with (`limit(for:)` reads them back).
-    private static func extraPrefix(of limit: Limit, for user: UserID) -> String {
+    static func extraPrefix(of limit: Limit, for user: UserID) -> String {
         "extra.\(limit.key).\(user.rawValue)."
     }
 }

@@ -135,6 +135,15 @@ extension DaemonRuntime {
                     .warn(user: user, title: title, body: "Screen Time: your \(limit.name) limit is almost reached."))
             case .eventDidReachThreshold(_, let activity, let user):
                 guard let limit = plan.limit(for: activity) else { break }
+                // The limit's activity started again (a policy edit changed it) and counted the day's use anew: the
+                // extra time granted after it still runs, and its own threshold shields when it is used up.
+                if activity == limit.activity, runsExtraTime(of: limit, for: user) {
+                    actions.append(
+                        .log(
+                            .info, "limit reached again while its extra time runs; no shield until that is used",
+                            ["limit": "\(limit.name)", "user": "\(user)"]))
+                    break
+                }
                 actions.append(
                     .log(
                         .notice, "limit reached, shielding",
@@ -227,6 +236,16 @@ extension DaemonRuntime {
             grant(
                 extra, after: limit, to: answer.user, reason: "asked from the shield", fromShield: true, at: now,
                 into: &actions)
+        }
+    }
+
+    /// Whether extra time granted to `user` after `limit` is still running (its threshold not reached).
+    func runsExtraTime(of limit: PolicyPlan.Limit, for user: UserID) -> Bool {
+        let prefix = PolicyPlan.extraPrefix(of: limit, for: user)
+        return engine.activities.contains { activity in
+            activity.rawValue.hasPrefix(prefix)
+                && (engine.usage(of: PolicyPlan.extraEvent, in: activity, for: user).map { $0.remaining > .zero }
+                    ?? false)
         }
     }
 
