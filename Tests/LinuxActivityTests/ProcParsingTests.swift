@@ -62,6 +62,23 @@ import Testing
         #expect(group.sessionScope == nil)
     }
 
+    /// Units a user's own manager makes may take any name: neither a session's nor a manager's of another user.
+    @Test func namesInAUsersOwnTreeAreNotTakenForASessionOrAnotherUser() throws {
+        let fake = try #require(
+            ControlGroup(parsing: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/session-99.scope\n"))
+        #expect(fake.sessionScope == nil)
+        #expect(fake.sliceOwner == 1000)
+        #expect(fake.isInUserManager)
+        let root = try #require(
+            ControlGroup(parsing: "0::/user.slice/user-1000.slice/user@1000.service/user-0.slice/user@0.service\n"))
+        #expect(root.sliceOwner == 1000)
+        // Below a container's manager, the same tree.
+        let nested = try #require(
+            ControlGroup(parsing: "0::/machine.slice/machine-x.scope/payload/user.slice/user-2001.slice/session-4.scope\n"))
+        #expect(nested.sessionScope == "4")
+        #expect(nested.sliceOwner == 2001)
+    }
+
     @Test func hybridPrefersTheUnifiedLine() throws {
         let text = """
             12:pids:/user.slice/user-1000.slice/session-c2.scope

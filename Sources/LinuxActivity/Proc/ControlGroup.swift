@@ -50,15 +50,24 @@ public struct ControlGroup: Hashable, Sendable {
         var sliceOwner: UInt32?
         var isInAppSlice = false
         var isInUserManager = false
+        // By place, not by name alone: a session's scope and a user manager are children of `user-UID.slice`, itself
+        // a child of `user.slice` (below whatever a container's manager puts above); a user's manager may make units
+        // of any name in its own tree (a scope named `session-9.scope`, a service `user@0.service`), which are
+        // neither, and a user slice of theirs (`--slice=user-0.slice`) is no user's.
+        var previous: Substring = ""
+        var userSlice: Substring?
         for component in path.utf8.split(separator: UInt8(ascii: "/")) {
             let text = Substring(component)
-            if text.hasPrefix("session-"), text.hasSuffix(".scope") {
+            defer { previous = text }
+            if userSlice == nil, previous == "user.slice", text.hasPrefix("user-"), text.hasSuffix(".slice"),
+                let owner = UInt32(text.dropFirst(5).dropLast(6))
+            {
+                sliceOwner = owner
+                userSlice = text
+            } else if let userSlice, previous == userSlice, text.hasPrefix("session-"), text.hasSuffix(".scope") {
                 sessionScope = String(text.dropFirst(8).dropLast(6))
-            } else if text.hasPrefix("user@") {
+            } else if let userSlice, previous == userSlice, text == "user@\(sliceOwner!).service" {
                 isInUserManager = true
-                if text.hasSuffix(".service") { sliceOwner = UInt32(text.dropFirst(5).dropLast(8)) ?? sliceOwner }
-            } else if sliceOwner == nil, text.hasPrefix("user-"), text.hasSuffix(".slice") {
-                sliceOwner = UInt32(text.dropFirst(5).dropLast(6))
             } else if text == "app.slice" || (text.hasPrefix(Self.shieldScopePrefix) && text.hasSuffix(".scope")) {
                 isInAppSlice = true
             }
