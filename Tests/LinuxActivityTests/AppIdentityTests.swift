@@ -25,9 +25,20 @@ import Testing
         return pid
     }
 
+    /// Kills `pids` and what they started (a shell's `sleep`, which would outlive it holding the test's output).
     func stop(_ pids: [pid_t]) {
-        for pid in pids { kill(pid, SIGKILL) }
+        for pid in pids {
+            for child in descendants(of: pid) { kill(child, SIGKILL) }
+            kill(pid, SIGKILL)
+        }
         for pid in pids { var status: Int32 = 0; waitpid(pid, &status, 0) }
+    }
+
+    /// The processes `pid` started that still run, and theirs (`/proc/PID/task/PID/children`).
+    func descendants(of pid: pid_t) -> [pid_t] {
+        let children = (FileSystem.readText("/proc/\(pid)/task/\(pid)/children") ?? "").split(separator: " ")
+            .compactMap { pid_t($0) }
+        return children + children.flatMap(descendants(of:))
     }
 
     /// Refreshes a table until `pid` (and anything it started) is in it, then resolves every new process in order.
