@@ -42,6 +42,7 @@ check "bash and zsh completions are installed" inside test -s /usr/share/bash-co
     -a -s /usr/share/zsh/vendor-completions/_screentime
 check "the example policy is valid" inside screentime policy check --file /usr/share/doc/screentime/examples/policy.toml
 check "the path unit is enabled" inside systemctl -q is-enabled screentimed.path
+check "the agent is enabled for every user's session" inside systemctl --global -q is-enabled screentime-agent.service
 exposure=$(inside systemd-analyze security --no-pager screentimed.service | awk '/Overall exposure level/ {print $(NF - 2)}')
 echo "systemd-analyze security screentimed.service: $exposure"
 check "the system unit's exposure is at most 3.0" awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 3.0) }'
@@ -329,4 +330,11 @@ inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q screentime >> "$W
 check "removing the package stops the daemon" test "$(inside systemctl is-active screentimed.service)" != active
 check "removing the package releases what a user's own daemon held" \
     wait_for 3 sh -c "[ \"\$($SANDBOX run $NAME -- awk '{print \$3}' /proc/$OWN/stat)\" != T ]"
+# Installed again over the configuration the removal kept: the agent runs in sessions again.
+inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$DEB" >> "$WORK/apt.log" 2>&1
+check "installed again after a removal, the agent is enabled again" \
+    inside systemctl --global -q is-enabled screentime-agent.service
+inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q screentime >> "$WORK/apt.log" 2>&1
+check "purging the package disables the agent" \
+    sh -c "! $SANDBOX run $NAME -- systemctl --global -q is-enabled screentime-agent.service"
 summary
