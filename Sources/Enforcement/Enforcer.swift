@@ -103,6 +103,9 @@ public final class Enforcer {
         }
         let before = machine.changeCount
         let actions = machine.tick(desired: desired, observed: observed, at: now)
+        // The run-time files of processes no longer held by SIGSTOP (rechecks, which keep them, run only while some
+        // are).
+        if !machine.holdsStoppedUnderShield { runTimes.keep(only: []) }
         let seen = Set(observed.values.joined().map(\.identity))
         let report = run(actions, seen: seen)
         // A freeze's actions are the same from tick to tick, unless a process awaits its SIGKILL or another move.

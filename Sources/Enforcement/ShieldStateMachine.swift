@@ -185,6 +185,7 @@ public struct ShieldStateMachine: Sendable {
             return
         case (.confine(let process, _), .confined(let cgroup)):
             state.confined[process] = cgroup
+            state.unconfinable[process] = nil
             state.frozen.insert(cgroup)
         case (.confine(let process, _), .failed):
             // The enforcer stopped it instead (`SIGSTOP`); it is held that way from now on.
@@ -276,6 +277,11 @@ public struct ShieldStateMachine: Sendable {
             }
         }
         state.stopped = loose.union(resuming).union(frozenAndStopped)
+        // What is kept of processes no longer there (exited, or released) goes with them.
+        let seen = Set(processes.map(\.identity))
+        state.unconfinable = state.unconfinable.filter { seen.contains($0.key) }
+        state.resumes = state.resumes.filter { seen.contains($0.key) }
+        state.escalated = state.escalated.filter { seen.contains($0) || state.terminating[$0] != nil }
         return thawing.sorted().map { .thaw($0, app: app) }
             + resuming.sorted { $0.pid < $1.pid }.map { .signal(.resume, $0, app: app) }
             + state.frozen.subtracting(thawing).sorted().map { .freeze($0, app: app) }

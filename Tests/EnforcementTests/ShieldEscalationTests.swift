@@ -103,6 +103,10 @@ import Testing
         let later = machine.tick(
             desired: [game: .freeze], observed: observed, at: start + ShieldStateMachine.confineRetry)
         #expect(later == [.confine(shared, app: game), .signal(.suspend, shared, app: game)])
+        // Gone before another try: nothing is kept of it, and nothing waits on time.
+        machine.record(.failed(EnforcementError(.confineFailed, "timed out")), of: later[0])
+        _ = machine.tick(desired: [game: .freeze], observed: [:], at: start + ShieldStateMachine.confineRetry * 2)
+        #expect(!machine.waitsOnTime)
     }
 
     /// Stopped when a move failed, moved by a later try: its frozen scope holds it, and it is resumed in there, so
@@ -124,6 +128,8 @@ import Testing
         record(&machine, next)
         #expect(machine.stoppedUnderShield.isEmpty)
         #expect(machine.held.apps == [.init(app: game, frozen: [scope])])
+        // Moved at last: no later tick waits on time (a retry), so the enforcer's steady state applies again.
+        #expect(!machine.waitsOnTime)
     }
 
     @Test func aSessionScopeProcessIsNeverConfinable() {
