@@ -83,6 +83,7 @@ try database.writer.write { db in
             }
         }
         try DailyLimitRecord(
+            user: UserID(UInt32(user)),
             day: String(
                 format: "%04d-%02d-%02d", calendar.component(.year, from: day), calendar.component(.month, from: day),
                 calendar.component(.day, from: day)),

@@ -125,7 +125,9 @@ extension UsageDatabase {
     }
 
     /// How many notifications each app sent `user` from `start` (inclusive) to `end` (exclusive), by token.
-    public func appNotificationCounts(for user: UserID, from start: Date, to end: Date) throws -> [ApplicationToken: Int] {
+    public func appNotificationCounts(for user: UserID, from start: Date, to end: Date) throws -> [ApplicationToken:
+        Int]
+    {
         let rows = try writer.read { db in
             try Row.fetchAll(
                 db,
@@ -167,13 +169,41 @@ extension UsageDatabase {
         }
     }
 
-    /// The limits of each local day from `firstDay` to `lastDay` (inclusive, `YYYY-MM-DD`), by day then limit.
-    public func dailyLimits(from firstDay: String, through lastDay: String) throws -> [DailyLimitRecord] {
-        try writer.read { db in
+    /// The limits `user` had on each local day from `firstDay` to `lastDay` (inclusive, `YYYY-MM-DD`), by day then
+    /// limit: theirs, or on a day recorded before limits were recorded by user, everyone's.
+    public func dailyLimits(for user: UserID, from firstDay: String, through lastDay: String) throws
+        -> [DailyLimitRecord]
+    {
+        let rows = try writer.read { db in
             try DailyLimitRecord
                 .filter(Column("day") >= firstDay && Column("day") <= lastDay)
-                .order(Column("day"), Column("limit"))
+                .filter(Column("uid") == Int64(user.rawValue) || Column("uid") == DailyLimitRecord.anyUser)
+                .order(Column("day"), Column("limit"), Column("uid").desc)
                 .fetchAll(db)
+        }
+        // The user's own row first (uid descending): a row for everyone of the same day and limit is left out.
+        var seen: Set<[String]> = []
+        return rows.filter { seen.insert([$0.day, $0.limit]).inserted }
+    }
+
+    /// `dailyLimit` by user: the rows written before hold for every user (`DailyLimitRecord.anyUser`).
+    static func registerDailyLimitUsersMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7-daily-limit-users") { db in
+            try db.create(table: "dailyLimitByUser") { table in
+                table.column("uid", .integer).notNull().check { $0 >= DailyLimitRecord.anyUser }
+                table.column("day", .text).notNull().check { length($0) == 10 }
+                table.column("limit", .text).notNull().check { length($0) > 0 }
+                table.column("seconds", .integer).notNull().check { $0 >= 0 }
+                table.column("recordedAtMilliseconds", .integer).notNull()
+                table.primaryKey(["uid", "day", "limit"])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO dailyLimitByUser (uid, day, "limit", seconds, recordedAtMilliseconds)
+                    SELECT ?, day, "limit", seconds, recordedAtMilliseconds FROM dailyLimit
+                    """, arguments: [DailyLimitRecord.anyUser])
+            try db.drop(table: DailyLimitRecord.databaseTableName)
+            try db.rename(table: "dailyLimitByUser", to: DailyLimitRecord.databaseTableName)
         }
     }
 }

@@ -110,6 +110,7 @@ public struct UsageDatabase: Sendable {
         registerRollupMigration(in: &migrator)
         registerAppNotificationMigration(in: &migrator)
         registerRollupTotalMigration(in: &migrator)
+        registerDailyLimitUsersMigration(in: &migrator)
         return migrator
     }
 }

@@ -119,7 +119,8 @@ struct ReportBuilder {
         let grants = try database.grants(for: user, from: range.start, to: range.end)
         let shielded = try database.shieldedTime(for: user, from: range.start, to: range.end)
         let apps = rankedApps(report.durationByApplication)
-        let limits = try database.dailyLimits(from: dayName(days.first!.start), through: dayName(days.last!.start))
+        let limits = try database.dailyLimits(
+            for: user, from: dayName(days.first!.start), through: dayName(days.last!.start))
         return ReportFigures(
             user: user.rawValue, from: Self.iso(range.start), to: Self.iso(range.end), days: days.count,
             totalSeconds: total, dailyAverageSeconds: average,

@@ -61,7 +61,8 @@ import UsageStore
         #expect(shielded.total == shielded.byTarget[game])
 
         let policy = try Policy.parse(DaemonRuntimeTests.policyText, file: "test.toml")
-        let limits = try database.dailyLimits(from: day(of: harness), through: day(of: harness))
+        let recordedDay = day(of: harness)
+        let limits = try database.dailyLimits(for: DaemonRuntimeTests.user, from: recordedDay, through: recordedDay)
         #expect(
             limits.map { "\($0.limit)=\($0.seconds)" }
                 == policy.limits.map { "\($0.name)=\($0.daily.components.seconds)" }.sorted())
@@ -108,7 +109,8 @@ import UsageStore
             """)
         actions += harness.use(DaemonRuntimeTests.calculator, for: 2)
         let database = try ledger(of: actions, in: directory)
-        let limits = try database.dailyLimits(from: day(of: harness), through: day(of: harness))
+        let recordedDay = day(of: harness)
+        let limits = try database.dailyLimits(for: DaemonRuntimeTests.user, from: recordedDay, through: recordedDay)
         #expect(limits.map(\.limit) == ["games"])
         #expect(limits.map(\.seconds) == [20 * 60])
     }
@@ -127,7 +129,7 @@ import UsageStore
         // Two limits a day, each written once a day however many flushes.
         #expect(written.map(\.day) == [firstDay, firstDay, secondDay, secondDay])
         let database = try ledger(of: actions, in: directory)
-        #expect(try database.dailyLimits(from: firstDay, through: secondDay).count == 4)
+        #expect(try database.dailyLimits(for: DaemonRuntimeTests.user, from: firstDay, through: secondDay).count == 4)
     }
 
     @Test func appsSeenAreLabelledOnceAndAgainWhenTheirNameChanges() throws {

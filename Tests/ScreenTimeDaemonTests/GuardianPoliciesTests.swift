@@ -146,6 +146,12 @@ import Testing
             "\(row.user):\(row.limitSeconds ?? 0)"
         }
         #expect(limits.sorted() == ["1001:40", "1002:20"])
+        // What reports read: each user's own limit of the day, none for the user no policy covers (written again
+        // after a reload).
+        harness.handle(.policyLoaded(try Self.plan()))
+        let written = harness.runtime.flush(at: harness.now)
+        let recorded = DaemonRuntimeTests.writes([written]).flatMap(\.records.dailyLimits)
+        #expect(recorded.map { "\($0.uid):\($0.limit)=\($0.seconds)" }.sorted() == ["1001:games=40", "1002:games=20"])
     }
 
     @Test func aUserThePolicyNoLongerCoversIsReleasedFromItsShields() throws {

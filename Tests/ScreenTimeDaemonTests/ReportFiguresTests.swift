@@ -56,7 +56,8 @@ import FoundationXML
                 duration: .seconds(1800))
         ]
         records.dailyLimits = [
-            DailyLimitRecord(day: Self.dayName(yesterday), limit: "games", seconds: 1200, recordedAt: yesterday)
+            DailyLimitRecord(
+                user: user, day: Self.dayName(yesterday), limit: "games", seconds: 1200, recordedAt: yesterday)
         ]
         recorder.record(records)
         try recorder.flush()

@@ -128,4 +128,27 @@ import Testing
         }
         #expect(kept == 600_000)
     }
+
+    @Test func dailyLimitsWrittenBeforeTheyWereByUserHoldForEveryUserUntilOneHasItsOwn() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (alice, bob) = (UserID(1001), UserID(1002))
+        try oldLedger(at: directory.databasePath, upTo: "v6-rollup-screen-time", user: alice) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO dailyLimit (day, "limit", seconds, recordedAtMilliseconds)
+                    VALUES ('2026-11-25', 'games', 3600, 0), ('2026-11-26', 'games', 3600, 0)
+                    """)
+        }
+        let database = try UsageDatabase.open(at: directory.databasePath)
+        var records = DayRecords()
+        records.dailyLimits = [
+            DailyLimitRecord(user: alice, day: "2026-11-26", limit: "games", seconds: 1800, recordedAt: Date())
+        ]
+        try database.writer.write { db in try UsageDatabase.write(records, db) }
+        let forAlice = try database.dailyLimits(for: alice, from: "2026-11-25", through: "2026-11-26")
+        #expect(forAlice.map { "\($0.day) \($0.seconds)" } == ["2026-11-25 3600", "2026-11-26 1800"])
+        let forBob = try database.dailyLimits(for: bob, from: "2026-11-25", through: "2026-11-26")
+        #expect(forBob.map { "\($0.day) \($0.seconds)" } == ["2026-11-25 3600", "2026-11-26 3600"])
+    }
 }

@@ -71,15 +71,20 @@ extension DaemonRuntime {
         }
         dayRecords.limitsDay = day
         dayRecords.limitsDayEnd = calendar.dateInterval(of: .day, for: now.date)?.end
-        // A limit by weekday that does not name today does not limit today; users' own limits of one name are one
-        // record (the first policy's: the default one's).
-        var recorded: Set<String> = []
-        for limit in plan.limits
-        where (limit.weekday == nil || limit.weekday == weekday) && recorded.insert(limit.name).inserted {
-            batch.records.dailyLimits.append(
-                DailyLimitRecord(
-                    day: day, limit: limit.name, seconds: limit.daily.components.seconds, recordedAt: now.date)
-            )
+        // Each user's own limits (in guardian mode their policy's, none for an exempt user): those seen so far, each
+        // one seen later is recorded when first seen. A limit by weekday that does not name today does not limit
+        // today.
+        for user in (settings.users ?? knownUsers).sorted() {
+            var recorded: Set<String> = []
+            for limit in plan.limits
+            where limit.applies(to: user) && (limit.weekday == nil || limit.weekday == weekday)
+                && recorded.insert(limit.name).inserted
+            {
+                batch.records.dailyLimits.append(
+                    DailyLimitRecord(
+                        user: user, day: day, limit: limit.name, seconds: limit.daily.components.seconds,
+                        recordedAt: now.date))
+            }
         }
     }
 

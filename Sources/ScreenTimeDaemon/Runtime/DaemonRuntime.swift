@@ -252,6 +252,7 @@ public struct DaemonRuntime {
         }
         for sample in samples {
             if sessionsMayHaveChanged, knownUsers.insert(sample.user).inserted {
+                if settings.users == nil { dayRecords.limitsDay = nil }
                 applyActiveDowntimes(to: sample.user, at: now, into: &actions)
             }
             run(engine.handle(.sample(sample), at: now), at: now, into: &actions)
