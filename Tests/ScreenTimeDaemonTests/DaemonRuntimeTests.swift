@@ -287,12 +287,18 @@ import UsageStore
         #expect(second.runtime.mode(for: label, app: AppID("vlc"), user: Self.user) == .freeze)
     }
 
-    @Test func extraTimeFromTheShieldLiftsItOnceAndIsRecorded() throws {
+    /// A harness whose user reached the games' limit (20 s) and took its extra time (15 min) from the shield.
+    static func extraTimeTaken() throws -> Harness {
         var harness = Harness()
         harness.handle(.restarted(nil))
         try harness.load()
         _ = harness.use(Self.game, for: 22)
         harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
+        return harness
+    }
+
+    @Test func extraTimeFromTheShieldLiftsItOnceAndIsRecorded() throws {
+        var harness = try Self.extraTimeTaken()
         #expect(!harness.shielded(Self.game))
         let batch = try #require(Self.writes([harness.runtime.flush(at: harness.now)]).first)
         #expect(batch.grants.map(\.seconds) == [900])
@@ -307,11 +313,7 @@ import UsageStore
     }
 
     @Test func aPolicyEditWhileExtraTimeRunsKeepsTheShieldDownUntilTheExtraTimeIsUsed() throws {
-        var harness = Harness()
-        harness.handle(.restarted(nil))
-        try harness.load()
-        _ = harness.use(Self.game, for: 22)
-        harness.handle(.answered(NotificationAnswer(user: Self.user, subject: .limit("games"), choice: .extraTime)))
+        var harness = try Self.extraTimeTaken()
         #expect(!harness.shielded(Self.game))
         // The guardian adds an app to the limit: its activity starts again and counts the day's 22 s anew.
         let edited = Self.policyText.replacingOccurrences(

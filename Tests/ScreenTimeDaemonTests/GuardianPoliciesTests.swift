@@ -115,25 +115,33 @@ import Testing
         #expect(plan.limit(for: DeviceActivityName("extra.games@bob.1003.7")) == nil)
     }
 
+    /// `seconds` ticks with the game in front of each of `accounts`, in a session of their own.
+    static func play(
+        _ seconds: Int, _ accounts: [GuardianPolicies.Account], in harness: inout DaemonRuntimeTests.Harness
+    ) {
+        for _ in 0..<seconds {
+            harness.advance(1)
+            harness.revision += 1
+            let samples = accounts.map { account in
+                UsageSample(
+                    user: account.uid, session: SessionID("s\(account.uid.rawValue)"), presence: .active,
+                    applicationsInUse: [DaemonRuntimeTests.game])
+            }
+            harness.handle(.tick(samples, revision: harness.revision))
+        }
+    }
+
+    /// Whether the game is shielded for `account`.
+    static func shielded(_ account: GuardianPolicies.Account, in harness: DaemonRuntimeTests.Harness) -> Bool {
+        harness.runtime.shields[account.uid]?.shields(DaemonRuntimeTests.game) ?? false
+    }
+
     @Test func eachUserIsShieldedAtTheirOwnPolicysLimit() throws {
         var harness = DaemonRuntimeTests.Harness()
         harness.handle(.restarted(nil))
         harness.handle(.policyLoaded(try Self.plan()))
-        func use(_ seconds: Int) {
-            for _ in 0..<seconds {
-                harness.advance(1)
-                harness.revision += 1
-                let samples = [Self.alice, Self.bob, Self.carol].map { account in
-                    UsageSample(
-                        user: account.uid, session: SessionID("s\(account.uid.rawValue)"), presence: .active,
-                        applicationsInUse: [DaemonRuntimeTests.game])
-                }
-                harness.handle(.tick(samples, revision: harness.revision))
-            }
-        }
-        func shielded(_ account: GuardianPolicies.Account) -> Bool {
-            harness.runtime.shields[account.uid]?.shields(DaemonRuntimeTests.game) ?? false
-        }
+        func use(_ seconds: Int) { Self.play(seconds, [Self.alice, Self.bob, Self.carol], in: &harness) }
+        func shielded(_ account: GuardianPolicies.Account) -> Bool { Self.shielded(account, in: harness) }
         use(22)
         #expect(shielded(Self.bob))
         #expect(!shielded(Self.alice))
@@ -158,21 +166,8 @@ import Testing
         var harness = DaemonRuntimeTests.Harness()
         harness.handle(.restarted(nil))
         harness.handle(.policyLoaded(try Self.plan()))
-        func use(_ seconds: Int) {
-            for _ in 0..<seconds {
-                harness.advance(1)
-                harness.revision += 1
-                let samples = [Self.alice, Self.bob].map { account in
-                    UsageSample(
-                        user: account.uid, session: SessionID("s\(account.uid.rawValue)"), presence: .active,
-                        applicationsInUse: [DaemonRuntimeTests.game])
-                }
-                harness.handle(.tick(samples, revision: harness.revision))
-            }
-        }
-        func shielded(_ account: GuardianPolicies.Account) -> Bool {
-            harness.runtime.shields[account.uid]?.shields(DaemonRuntimeTests.game) ?? false
-        }
+        func use(_ seconds: Int) { Self.play(seconds, [Self.alice, Self.bob], in: &harness) }
+        func shielded(_ account: GuardianPolicies.Account) -> Bool { Self.shielded(account, in: harness) }
         use(22)
         #expect(shielded(Self.bob))
         // The guardian exempts bob: the default policy covers nobody now, alice keeps her own.
