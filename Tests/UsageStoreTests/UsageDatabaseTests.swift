@@ -9,7 +9,7 @@ import Testing
     @Test func migratesAnEmptyFileAndReopensItWithoutMigratingAgain() throws {
         let migrations = [
             "v1-usage-ledger", "v2-client-values", "v3-day-records", "v4-daily-rollups", "v5-app-notifications",
-            "v6-rollup-screen-time",
+            "v6-rollup-screen-time", "v7-daily-limit-users",
         ]
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
