@@ -82,27 +82,6 @@ import Testing
             ])
     }
 
-    @Test func aLimitLongerThanItsWindowIsRefused() throws {
-        #expect(
-            Self.problems(
-                """
-                [[limit]]
-                name = "school"
-                apps = ["a"]
-                daily = { weekdays = "30m", sat = "3h" }
-                start = "08:00"
-                end = "09:00"
-                [[limit]]
-                name = "night"
-                apps = ["a"]
-                daily = "2h"
-                start = "23:00"
-                end = "01:00"
-                """) == [
-                    "p.toml:4:35: `daily` (3h) is longer than the window from 08:00 to 09:00 (1h): the limit could never be reached"
-                ])
-    }
-
     @Test func downtimesKeepToTheirDaysAndTakePerDayTimes() throws {
         let policy = try Policy.parse(
             """

@@ -99,14 +99,6 @@ struct PolicyDecoder {
             if let start, let end {
                 if start.value == end.value {
                     log.add("`end` equals `start`: the limit's window would be empty", at: end.position)
-                } else if let daily, let longest = daily.values.max(by: { $0.value < $1.value }),
-                    longest.value > Self.length(from: start.value, to: end.value)
-                {
-                    let length = Self.length(from: start.value, to: end.value)
-                    log.add(
-                        "`daily` (\(DurationText.format(longest.value))) is longer than the window from \(start.value) "
-                            + "to \(end.value) (\(DurationText.format(length))): the limit could never be reached",
-                        at: longest.position)
                 }
                 window = (start.value, end.value)
             }
@@ -121,13 +113,6 @@ struct PolicyDecoder {
             warning: warning?.value, shield: shield, window: window, extensionPath: reader.executablePath("extension"),
             dailyByWeekday: byWeekday)
         return (limit, name)
-    }
-
-    /// How long a window from `start` to `end` lasts (past midnight when `end` comes first), on a day without a
-    /// clock change.
-    static func length(from start: Policy.TimeOfDay, to end: Policy.TimeOfDay) -> Duration {
-        func seconds(_ time: Policy.TimeOfDay) -> Int { time.hour * 3600 + time.minute * 60 + time.second }
-        return .seconds((seconds(end) - seconds(start) + 86_400) % 86_400)
     }
 
     /// `daily`, on each day it limits: longer than zero and at most a day.
