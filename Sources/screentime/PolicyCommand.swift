@@ -88,13 +88,14 @@ struct PolicyCommand: AsyncParsableCommand {
             let environment = ProcessInfo.processInfo.environment
             let desktopEntries = DesktopEntryIndex(
                 dataDirectories: DesktopEntryIndex.dataDirectories(home: environment["HOME"], environment: environment))
-            let warnings = Policy.unknownApplicationWarnings(
+            let unknownApps = Policy.unknownApplicationWarnings(
                 diagnosis.applications,
                 isKnown: { id in
                     desktopEntries.entries[id.rawValue] != nil
                         || desktopEntries.entry(forExecutable: id.rawValue) != nil
                 },
                 searchPath: (environment["PATH"] ?? "").split(separator: ":").map(String.init))
+            let warnings = (diagnosis.warnings + unknownApps).sorted { ($0.line, $0.column) < ($1.line, $1.column) }
             switch diagnosis.result {
             case .success(let policy):
                 for warning in warnings { printError("\(warning)") }

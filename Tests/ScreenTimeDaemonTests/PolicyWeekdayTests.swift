@@ -82,6 +82,29 @@ import Testing
             ])
     }
 
+    @Test func aLimitLongerThanItsWindowIsAcceptedWithAWarning() throws {
+        let diagnosis = Policy.diagnose(
+            """
+            [[limit]]
+            name = "school"
+            apps = ["a"]
+            daily = { weekdays = "30m", sat = "3h" }
+            start = "08:00"
+            end = "09:00"
+            [[limit]]
+            name = "night"
+            apps = ["a"]
+            daily = "2h"
+            start = "23:00"
+            end = "01:00"
+            """, file: "p.toml")
+        #expect(try diagnosis.get().limits.count == 2)
+        #expect(
+            diagnosis.warnings.map(\.description) == [
+                "p.toml:4:35: warning: `daily` (3h) is longer than the window from 08:00 to 09:00 (1h): it is never reached"
+            ])
+    }
+
     @Test func downtimesKeepToTheirDaysAndTakePerDayTimes() throws {
         let policy = try Policy.parse(
             """

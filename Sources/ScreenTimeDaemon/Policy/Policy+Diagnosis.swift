@@ -29,6 +29,8 @@ extension Policy {
         public var result: Result<Policy, PolicyError>
         /// Every app named, in the order of the file (also when the policy has mistakes).
         public var applications: [ApplicationMention]
+        /// What is valid but most likely not what was meant (a limit longer than its window), in the order of the file.
+        public var warnings: [PolicyError.Problem] = []
         /// The text read, when a file was read as UTF-8 text.
         public var text: String? = nil
 
@@ -131,9 +133,9 @@ extension Policy {
         // A key reported missing may be on a line whose syntax error was just reported.
         if syntaxErrors.isEmpty { problems += log.missingKeys }
         if let error = PolicyError(problems: problems) {
-            return Diagnosis(result: .failure(error), applications: log.applications)
+            return Diagnosis(result: .failure(error), applications: log.applications, warnings: log.warnings)
         }
-        return Diagnosis(result: .success(policy), applications: log.applications)
+        return Diagnosis(result: .success(policy), applications: log.applications, warnings: log.warnings)
     }
 
     /// A warning for each app named that no desktop entry and no executable on the search path provides: most

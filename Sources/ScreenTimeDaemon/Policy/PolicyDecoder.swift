@@ -99,6 +99,17 @@ struct PolicyDecoder {
             if let start, let end {
                 if start.value == end.value {
                     log.add("`end` equals `start`: the limit's window would be empty", at: end.position)
+                } else if let daily {
+                    // Valid (a day's figure may stand for "no limit that day"), but never reached.
+                    let length = Self.length(from: start.value, to: end.value)
+                    for (_, allowed) in daily.sorted(by: { $0.value.position < $1.value.position })
+                    where allowed.value > length {
+                        log.warn(
+                            "`daily` (\(DurationText.format(allowed.value))) is longer than the window from "
+                                + "\(start.value) to \(end.value) (\(DurationText.format(length))): it is never reached",
+                            at: allowed.position)
+                        break
+                    }
                 }
                 window = (start.value, end.value)
             }
@@ -113,6 +124,13 @@ struct PolicyDecoder {
             warning: warning?.value, shield: shield, window: window, extensionPath: reader.executablePath("extension"),
             dailyByWeekday: byWeekday)
         return (limit, name)
+    }
+
+    /// How long a window from `start` to `end` lasts (past midnight when `end` comes first), on a day without a
+    /// clock change.
+    static func length(from start: Policy.TimeOfDay, to end: Policy.TimeOfDay) -> Duration {
+        func seconds(_ time: Policy.TimeOfDay) -> Int { time.hour * 3600 + time.minute * 60 + time.second }
+        return .seconds((seconds(end) - seconds(start) + 86_400) % 86_400)
     }
 
     /// `daily`, on each day it limits: longer than zero and at most a day.

@@ -8,8 +8,14 @@ final class PolicyProblemLog {
     /// "needs `key`" problems, which a syntax error on the key's line may have caused (reported only without one).
     private(set) var missingKeys: [PolicyError.Problem] = []
     private(set) var applications: [Policy.ApplicationMention] = []
+    /// What is valid but most likely not what was meant (the policy still loads).
+    private(set) var warnings: [PolicyError.Problem] = []
 
     init(file: String) { self.file = file }
+
+    func warn(_ message: String, at position: SourcePosition) {
+        warnings.append(PolicyError.Problem(at: position, in: file, "warning: " + message))
+    }
 
     func add(_ message: String, at position: SourcePosition) {
         problems.append(PolicyError.Problem(at: position, in: file, message))
