@@ -303,8 +303,12 @@ int clinux_stat_in_root(const char *root, const char *path, struct stat *status)
     return result;
 }
 
+int clinux_open_in_root(const char *root, const char *path) {
+    return open_in_root(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+}
+
 long clinux_read_in_root(const char *root, const char *path, void *buffer, unsigned long capacity) {
-    int fd = open_in_root(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    int fd = clinux_open_in_root(root, path);
     if (fd < 0) return -1;
     struct stat status;
     long result = -1;

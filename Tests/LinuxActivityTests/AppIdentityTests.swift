@@ -121,11 +121,16 @@ import Testing
         #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("mygame.sh"), source: .script))
     }
 
-    @Test func aProgramRunThroughTheDynamicLoaderIsNamedByTheProgram() throws {
-        let loader = try #require(
+    /// This machine's dynamic loader.
+    func dynamicLoader() throws -> String {
+        try #require(
             ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"].first { (path: String) in
                 access(path, X_OK) == 0
             })
+    }
+
+    @Test func aProgramRunThroughTheDynamicLoaderIsNamedByTheProgram() throws {
+        let loader = try dynamicLoader()
         let directory = "/tmp/st-loader-\(getpid())"
         defer { _ = try? removeTree(directory) }
         try writeFile("\(directory)/.keep", "")
@@ -136,6 +141,68 @@ import Testing
         let table = resolvedTable(waitingFor: pid, index: DesktopEntryIndex(entries: []))
         #expect(table.entries[ProcessID(pid)]?.executable.map { AppResolver.isDynamicLoader(baseName($0)) } == true)
         #expect(table.entries[ProcessID(pid)]?.app == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
+    }
+
+    /// Runs `argv` traced (`PTRACE_TRACEME`), held at its `exec`: the kernel has mapped its executable and nothing
+    /// of it has run yet — a loader's program not mapped, as while a slow file system serves it. The tracer (the
+    /// returned pid, for `stop`) writes the held process's pid to `folder/pid`, and lets it go once `folder/go` is
+    /// made.
+    func spawnHeldAtExec(_ argv: [String], folder: String) throws -> (tracer: pid_t, held: pid_t) {
+        let script = """
+            import ctypes, os, sys, time
+            libc = ctypes.CDLL(None, use_errno=True)
+            folder, argv = sys.argv[1], sys.argv[2:]
+            child = os.fork()
+            if child == 0:
+                libc.ptrace(0, 0, None, None)
+                os.execv(argv[0], argv)
+            os.waitpid(child, 0)
+            with open(folder + "/pid.tmp", "w") as f:
+                f.write(str(child))
+            os.rename(folder + "/pid.tmp", folder + "/pid")
+            while not os.path.exists(folder + "/go"):
+                time.sleep(0.01)
+            libc.ptrace(17, child, None, None)
+            os.waitpid(child, 0)
+            """
+        let tracer = try spawn(["/usr/bin/python3", "-c", script, folder] + argv)
+        for _ in 0..<500 {
+            if let text = FileSystem.readText(folder + "/pid"), let held = pid_t(text) { return (tracer, held) }
+            usleep(10_000)
+        }
+        stop([tracer])
+        throw TestError("the tracer held no process")
+    }
+
+    @Test func aProgramTheLoaderMapsAfterItsProcessWasReadIsNamedOnceItIsMapped() throws {
+        let loader = try dynamicLoader()
+        let directory = "/tmp/st-loader-held-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        try copyFile("/bin/sleep", to: "\(directory)/supertuxkart")
+        let (tracer, held) = try spawnHeldAtExec([loader, "\(directory)/supertuxkart", "600"], folder: directory)
+        defer { stop([tracer]) }
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
+        table.refresh()
+        let resolver = AppResolver()
+        let appOfHeld = {
+            table.entries[ProcessID(held)].flatMap {
+                resolver.resolve($0, parent: nil, desktopEntries: DesktopEntryIndex(entries: []))
+            }
+        }
+        #expect(table.entries[ProcessID(held)]?.executable.map { AppResolver.isDynamicLoader(baseName($0)) } == true)
+        #expect(appOfHeld()?.id.rawValue == baseName(loader))
+        // Let go, the loader maps its program: the next refresh reads the process again.
+        try writeFile("\(directory)/go", "")
+        var readAgain = false
+        for _ in 0..<100 where !readAgain {
+            usleep(20_000)
+            readAgain = table.refresh().added.contains(ProcessID(held))
+        }
+        #expect(readAgain)
+        #expect(appOfHeld() == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
     }
 
     @Test func aGuardianTrustsAScopesNameOnlyForTheProgramOfItsApp() throws {
@@ -203,9 +270,9 @@ import Testing
         defer { stop([game, copy, hardLink, other]) }
         usleep(100_000)
         let contents = ProgramContents(procRoot: "/proc")
+        let reader = ProcessTable()
         let check = { (app: ResolvedApp, pid: pid_t) in
-            contents.check(
-                app, pid: ProcessID(pid), executable: ProcessTable.executable(procRoot: "/proc", pid: ProcessID(pid)))
+            reader.readEntry(ProcessID(pid)).map { contents.check(app, process: $0) }
         }
         let named = { (name: String) in ResolvedApp(id: AppID(name), source: .executable) }
         // Nothing watched: names stand.
@@ -239,6 +306,30 @@ import Testing
         #expect(check(named("dash"), shell) == named("dash"))
         let terminal = ResolvedApp(id: AppID("org.gnome.Terminal"), source: .inherited)
         #expect(check(terminal, shell) == terminal)
+        // A copy run through the dynamic loader is known by the program the loader maps, also once its file is
+        // removed (read through `map_files`).
+        let loader = try dynamicLoader()
+        try copyFile("/bin/sleep", to: "\(directory)/notes")
+        let throughLoader = try spawn([loader, "\(directory)/homework", "600"])
+        let removed = try spawn([loader, "\(directory)/notes", "600"])
+        defer { stop([throughLoader, removed]) }
+        usleep(100_000)
+        unlink("\(directory)/notes")
+        #expect(check(named("homework"), throughLoader) == named("supertuxkart"))
+        #expect(check(named("notes"), removed) == named("supertuxkart"))
+        // Without `map_files`: the file at the mapped path, while it is the file mapped.
+        let mapped = try #require(
+            reader.readEntry(ProcessID(throughLoader)).flatMap { AppResolver().loadedProgram(of: $0, loader: loader) })
+        #expect(mapped.path == "\(directory)/homework")
+        let gameDigest = contents.digest(of: open("\(directory)/supertuxkart", O_RDONLY))
+        #expect(gameDigest != nil)
+        #expect(
+            contents.digest(of: clinux_open_in_root("/proc/\(throughLoader)/root", mapped.path), mapped: mapped)
+                == gameDigest)
+        try copyFile("/bin/sleep", to: "\(directory)/homework.new")
+        rename("\(directory)/homework.new", "\(directory)/homework")
+        #expect(
+            contents.digest(of: clinux_open_in_root("/proc/\(throughLoader)/root", mapped.path), mapped: mapped) == nil)
     }
 
     /// Needs root (it starts processes as nobody); under CI=true it runs (and fails) without.

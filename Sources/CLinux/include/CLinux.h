@@ -94,6 +94,10 @@ int clinux_stat_in_root(const char *root, const char *path, struct stat *status)
    read, or -1 with errno set (EINVAL when it is not a regular file, EFBIG when it holds more than `capacity`). */
 long clinux_read_in_root(const char *root, const char *path, void *buffer, unsigned long capacity);
 
+/* Opens `path` for reading as a process whose root folder is `root` resolves it (as clinux_stat_in_root), without
+   waiting (O_NONBLOCK) and never as a controlling terminal. Returns the descriptor, or -1 with errno set. */
+int clinux_open_in_root(const char *root, const char *path);
+
 /* Non-zero: clinux_stat_in_root and clinux_read_in_root never call openat2(2), and walk the path themselves (tests
    compare both ways). */
 void clinux_set_in_root_walks_only(int walks_only);

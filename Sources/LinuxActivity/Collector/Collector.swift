@@ -334,7 +334,7 @@ public final class Collector {
                     entry, parent: ResolvedApp(id: inherited, source: .inherited), desktopEntries: desktopEntries)
                 ?? app
         }
-        if let app { table.setApp(programContents.check(app, pid: pid, executable: entry.executable), for: pid) }
+        if let app { table.setApp(programContents.check(app, process: entry), for: pid) }
     }
 
     /// Knows `apps` by their programs' content too: a copy of one's executable under another name, or a hard link to
@@ -344,21 +344,19 @@ public final class Collector {
         guard apps != programContents.watched else { return }
         programContents.watched = apps
         guard !apps.isEmpty else { return }
-        let running = table.entries.values.compactMap { entry in
-            entry.app.map { (pid: entry.pid, app: $0, executable: entry.executable) }
-        }
+        let running = table.entries.values.compactMap { entry in entry.app.map { (app: $0, entry: entry) } }
         // The watched apps' programs first, then everything known only by its executable's name or its parent's app.
         for process in running where apps.contains(process.app.id) {
-            _ = programContents.check(process.app, pid: process.pid, executable: process.executable)
+            _ = programContents.check(process.app, process: process.entry)
         }
         for process in running
         where (process.app.source == .executable || process.app.source == .inherited)
             && !apps.contains(process.app.id)
         {
-            let checked = programContents.check(process.app, pid: process.pid, executable: process.executable)
+            let checked = programContents.check(process.app, process: process.entry)
             if checked != process.app {
-                table.setApp(checked, for: process.pid)
-                account(process.pid)
+                table.setApp(checked, for: process.entry.pid)
+                account(process.entry.pid)
             }
         }
     }

@@ -125,7 +125,7 @@ public struct AppResolver: Sendable {
         let executable = entry.executable ?? entry.arguments.first.flatMap { $0.isEmpty ? nil : $0 }
         guard let executable else { return nil }
         if Self.isDynamicLoader(baseName(executable)), let loaded = loadedProgram(of: entry, loader: executable) {
-            return (loaded, false)
+            return (loaded.path, false)
         }
         if ProgramResolver.isInterpreter(baseName(executable)),
             let script = ProgramResolver.script(arguments: entry.arguments)
@@ -275,21 +275,20 @@ extension AppResolver {
     /// The program a process run through the dynamic loader runs, as the process maps it (`/proc/PID/maps`): the
     /// loader's program argument when that file is mapped (`ld.so [--option …] PROGRAM`), else the last file mapped
     /// below the loader (it maps the program first, top-down, libraries and data files below). Nil when the maps
-    /// can't be read or the loader has mapped nothing yet.
-    func loadedProgram(of entry: ProcessEntry, loader: String) -> String? {
+    /// can't be read or the loader has mapped nothing yet: read between its `exec` and its mapping of the program
+    /// (which a program on a slow file system can make last), the process is the loader until it has.
+    func loadedProgram(of entry: ProcessEntry, loader: String) -> MappedFile? {
         guard let maps = FileSystem.readBytes("\(procRoot)/\(entry.pid.rawValue)/maps") else { return nil }
         let loaderPath = FileSystem.realPath(loader) ?? loader
-        var mapped: [String] = []
-        var belowLoader: String?
+        var mapped: [MappedFile] = []
+        var belowLoader: MappedFile?
         for line in maps.split(separator: UInt8(ascii: "\n")) {
-            // address perms offset dev inode path: the path starts at the first `/` after the five fields.
-            guard let slash = line.firstIndex(of: UInt8(ascii: "/")) else { continue }
-            let path = String(decoding: line[slash...], as: UTF8.self)
-            if path == loader || path == loaderPath {
+            guard let file = MappedFile(parsing: line) else { continue }
+            if file.path == loader || file.path == loaderPath {
                 if belowLoader == nil { belowLoader = mapped.last }
                 continue
             }
-            if !path.hasSuffix(" (deleted)") { mapped.append(path) }
+            if !file.path.hasPrefix("/memfd:") { mapped.append(file) }
         }
         var arguments = entry.arguments.dropFirst()
         while let argument = arguments.first, argument.hasPrefix("--") {
@@ -301,7 +300,7 @@ extension AppResolver {
                 named.hasPrefix("/")
                 ? named : (FileSystem.readLink("\(procRoot)/\(entry.pid.rawValue)/cwd") ?? "") + "/" + named
             let real = FileSystem.realPath(path) ?? path
-            if mapped.contains(real) { return real }
+            if let file = mapped.first(where: { $0.path == real }) { return file }
         }
         return belowLoader
     }
@@ -310,4 +309,47 @@ extension AppResolver {
     static let loaderOptionsWithValue: Set<String> = [
         "--library-path", "--preload", "--audit", "--argv0", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask",
     ]
+}
+
+/// A file a process maps (a line of `/proc/PID/maps` with a path): where, and which file — its device and inode, as
+/// `stat(2)` gives them, and its path when it was mapped (without the ` (deleted)` of a file removed since).
+struct MappedFile: Equatable {
+    var start: UInt64
+    var end: UInt64
+    var device: UInt64
+    var inode: UInt64
+    var path: String
+
+    /// The file's entry in `/proc/PID/map_files`, which opens the very file mapped (renamed, replaced or deleted
+    /// since), for a reader with `CAP_CHECKPOINT_RESTORE` or `CAP_SYS_ADMIN`.
+    var mapFilesName: String { String(start, radix: 16) + "-" + String(end, radix: 16) }
+
+    /// Parses `START-END PERMS OFFSET MAJOR:MINOR INODE PATH`; nil for an anonymous mapping or another line.
+    init?(parsing line: ArraySlice<UInt8>) {
+        // The path starts at the first `/` after the five fields; the fields hold none.
+        guard let slash = line.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let fields = line[..<slash].split(separator: UInt8(ascii: " "))
+        guard fields.count == 5, let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
+            let colon = fields[3].firstIndex(of: UInt8(ascii: ":")),
+            let start = Self.number(fields[0][..<dash], radix: 16),
+            let end = Self.number(fields[0][(dash + 1)...], radix: 16),
+            let major = Self.number(fields[3][..<colon], radix: 16),
+            let minor = Self.number(fields[3][(colon + 1)...], radix: 16),
+            let inode = Self.number(fields[4], radix: 10)
+        else { return nil }
+        self.start = start
+        self.end = end
+        // glibc's `makedev`.
+        device =
+            (major & 0xffff_f000) << 32 | (major & 0xfff) << 8 | (minor & 0xffff_ff00) << 12 | (minor & 0xff)
+        self.inode = inode
+        path = String(decoding: line[slash...], as: UTF8.self)
+        if path.hasSuffix(Self.deleted) { path.removeLast(Self.deleted.count) }
+    }
+
+    private static let deleted = " (deleted)"
+
+    private static func number(_ digits: ArraySlice<UInt8>, radix: Int) -> UInt64? {
+        UInt64(String(decoding: digits, as: UTF8.self), radix: radix)
+    }
 }

@@ -1,4 +1,5 @@
 import CGcrypt
+import CLinux
 import Glibc
 import ScreenTimeModel
 
@@ -32,34 +33,55 @@ final class ProgramContents {
     /// executable's name or by its parent's app, the watched app whose program it runs. Returns the app the process
     /// is.
     ///
-    /// Only a process whose `executable` is its program is looked at: an interpreter's or the dynamic loader's
-    /// runs a script or a program of its own (a game that is a shell script, such as Steam's launcher, runs the
-    /// shell every terminal runs), and its content says nothing of which.
-    func check(_ app: ResolvedApp, pid: ProcessID, executable: String?) -> ResolvedApp {
-        guard !watched.isEmpty, let executable else { return app }
-        let name = baseName(executable)
-        guard !ProgramResolver.isInterpreter(name), !AppResolver.isDynamicLoader(name) else { return app }
+    /// An interpreter's process is not looked at: it runs a script of its own (a game that is a shell script, such
+    /// as Steam's launcher, runs the shell every terminal runs), and the interpreter's content says nothing of
+    /// which. One of the dynamic loader (`ld.so PROGRAM`) is looked at by the program it loaded: a renamed copy of a
+    /// game run through the loader is the game.
+    func check(_ app: ResolvedApp, process entry: ProcessEntry) -> ResolvedApp {
+        guard !watched.isEmpty, let executable = entry.executable,
+            !ProgramResolver.isInterpreter(baseName(executable))
+        else { return app }
         if watched.contains(app.id) {
-            if app.source != .inherited, let digest = digest(of: pid), learned[digest] == nil {
+            if app.source != .inherited, let digest = digest(of: entry, executable: executable),
+                learned[digest] == nil
+            {
                 learned[digest] = app.id
             }
             return app
         }
-        guard app.source == .executable || app.source == .inherited, let digest = digest(of: pid),
-            let known = learned[digest]
+        guard app.source == .executable || app.source == .inherited,
+            let digest = digest(of: entry, executable: executable), let known = learned[digest]
         else { return app }
         return ResolvedApp(id: known, source: .executable)
     }
 
-    /// The SHA-256 of the executable process `pid` runs; nil when it can't be read.
+    /// The SHA-256 of the program the process runs: its executable, or the program the dynamic loader loaded. Nil
+    /// when it can't be read, or the loader has loaded none yet.
+    private func digest(of entry: ProcessEntry, executable: String) -> [UInt8]? {
+        let process = "\(procRoot)/\(entry.pid.rawValue)"
+        guard AppResolver.isDynamicLoader(baseName(executable)) else {
+            return digest(of: open(process + "/exe", O_RDONLY | O_CLOEXEC))
+        }
+        guard let loaded = AppResolver(procRoot: procRoot).loadedProgram(of: entry, loader: executable) else {
+            return nil
+        }
+        // The very file mapped; without the capability `map_files` needs, the file at its path in the process's
+        // root while that is still the file mapped (same device and inode).
+        let mapFile = open(process + "/map_files/" + loaded.mapFilesName, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        return digest(of: mapFile >= 0 ? mapFile : clinux_open_in_root(process + "/root", loaded.path), mapped: loaded)
+    }
+
+    /// The SHA-256 of the file open as `descriptor` (closed here) when it is a regular file (and `mapped`'s, when
+    /// given); nil when it can't be read.
     ///
-    /// The C functions are `open(2)`, `fstat(2)`, `mmap(2)` and `gcry_md_hash_buffer`.
-    private func digest(of pid: ProcessID) -> [UInt8]? {
-        let descriptor = open("\(procRoot)/\(pid.rawValue)/exe", O_RDONLY | O_CLOEXEC)
+    /// The C functions are `fstat(2)`, `mmap(2)` and `gcry_md_hash_buffer`.
+    func digest(of descriptor: Int32, mapped file: MappedFile? = nil) -> [UInt8]? {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_size > 0, status.st_mode & S_IFMT == S_IFREG,
+            file.map({ $0.device == UInt64(status.st_dev) && $0.inode == UInt64(status.st_ino) }) ?? true
+        else { return nil }
         let key = FileKey(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),

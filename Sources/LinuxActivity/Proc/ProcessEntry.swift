@@ -13,7 +13,8 @@ public struct ProcessEntry: Sendable {
     public var runsAsSubordinateID = false
     /// The resolved executable (`/proc/PID/exe`), nil for kernel threads or when not permitted.
     public var executable: String?
-    /// `/proc/PID/cmdline` split at NULs, at first sight; read only for interpreters and when `executable` is nil.
+    /// `/proc/PID/cmdline` split at NULs, at first sight; read only for interpreters, the dynamic loader and
+    /// when `executable` is nil.
     public var arguments: [String]
     public var controlGroup: ControlGroup?
     /// The app, resolved once per process identity.

@@ -54,6 +54,7 @@ public final class ProcessTable {
         if events == nil {
             readAgainIfExecuted(justAdded.filter { !interpreters.contains($0) } + interpreters, into: &changes)
         }
+        if !unloaded.isEmpty { readAgain(Array(unloaded), into: &changes) { self.loadsProgram($0) } }
         let fresh = refreshSources()
         changes.added += fresh.added
         changes.removed += fresh.removed
@@ -69,13 +70,25 @@ public final class ProcessTable {
     /// program whenever it likes (`sh -c 'sleep 5; exec game'`), so without events their executables are compared at
     /// every refresh rather than only at the next listing. A desktop has a few (its terminals' shells, some scripts).
     private var interpreters: Set<ProcessID> = []
+    /// The processes that run the dynamic loader (`ld.so PROGRAM`) and had not mapped their program when they were
+    /// read: read between their `exec` and the loader's mapping of the program, which a program on a slow file
+    /// system (one the user serves through FUSE) can make last. They are read again at every refresh until they
+    /// have, so that they are known by their program rather than as the loader.
+    private var unloaded: Set<ProcessID> = []
 
     /// Reads again each of `pids` that runs another executable than when it was read (or has exited).
     private func readAgainIfExecuted(_ pids: [ProcessID], into changes: inout Changes) {
+        readAgain(pids, into: &changes) { known in
+            Self.executable(procRoot: procRoot, pid: known.pid) != known.executable
+        }
+    }
+
+    /// Reads again each of `pids` for which `isStale` holds (a process gone meanwhile is reported removed).
+    private func readAgain(
+        _ pids: [ProcessID], into changes: inout Changes, when isStale: (ProcessEntry) -> Bool
+    ) {
         for pid in pids {
-            guard let known = entries[pid], !known.isKernelThread,
-                Self.executable(procRoot: procRoot, pid: pid) != known.executable
-            else { continue }
+            guard let known = entries[pid], !known.isKernelThread, isStale(known) else { continue }
             changes.removed.append(known)
             remove(pid)
             guard var entry = readEntry(pid) else { continue }
@@ -359,11 +372,23 @@ public final class ProcessTable {
         if entry.app?.source == .inherited { inheritedRevision &+= 1 }
         processIDsByUser[entry.user, default: []].insert(entry.pid)
         if let app = entry.app { processIDsByApp[app.id, default: []].insert(entry.pid) }
-        if let executable = entry.executable, ProgramResolver.isInterpreter(baseName(executable)) {
+        let name = entry.executable.map(baseName)
+        if let name, ProgramResolver.isInterpreter(name) {
             interpreters.insert(entry.pid)
         } else {
             interpreters.remove(entry.pid)
         }
+        if let name, AppResolver.isDynamicLoader(name), !loadsProgram(entry) {
+            unloaded.insert(entry.pid)
+        } else {
+            unloaded.remove(entry.pid)
+        }
+    }
+
+    /// Whether the process, which runs the dynamic loader, maps the program it loads.
+    private func loadsProgram(_ entry: ProcessEntry) -> Bool {
+        guard let loader = entry.executable else { return true }
+        return AppResolver(procRoot: procRoot).loadedProgram(of: entry, loader: loader) != nil
     }
 
     @discardableResult
@@ -371,6 +396,7 @@ public final class ProcessTable {
         statFiles.close(pid)
         guard let entry = entries.removeValue(forKey: pid) else { return nil }
         interpreters.remove(pid)
+        unloaded.remove(pid)
         changeCount &+= 1
         processIDsByUser[entry.user]?.remove(pid)
         if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
@@ -392,10 +418,11 @@ public final class ProcessTable {
         let uid = UserID(status.st_uid)
         let user = sessionUsers.contains(uid) ? uid : ProcessOwner.user(ofProcessIn: directory, runningAs: uid)
         let executable = Self.executable(procRoot: procRoot, pid: pid)
-        // The command line matters only for interpreters (their script is the program) and when the executable
-        // can't be read; skipping it elsewhere saves a third of a cold scan.
+        // The command line matters only for interpreters (their script is the program), the dynamic loader (its
+        // program) and when the executable can't be read; skipping it elsewhere saves a third of a cold scan.
         var arguments: [String] = []
-        if executable.map({ ProgramResolver.isInterpreter(baseName($0)) }) ?? true,
+        if executable.map({ ProgramResolver.isInterpreter(baseName($0)) || AppResolver.isDynamicLoader(baseName($0)) })
+            ?? true,
             let count = (directory + "/cmdline").withCString({ FileSystem.read($0, into: &buffer) }), count > 0
         {
             arguments = buffer[..<count].split(separator: 0, omittingEmptySubsequences: false).map {
