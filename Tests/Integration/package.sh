@@ -159,14 +159,16 @@ check "a policy file missing for 1 s while an editor writes it keeps the game fr
 check "the journal says the missing file's limits stay for now" \
     inside journalctl -q -u screentimed.service --grep 'a policy file is missing: its limits stay in force'
 # The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
-# always-allowed calculator, through the dynamic loader, as a copy under another name, or in a sandbox that names the
-# calculator, it is the game, and frozen within a second or so.
+# always-allowed calculator, through the dynamic loader, as a copy under another name (also through the loader: the
+# guardian reads the program it maps), or in a sandbox that names the calculator, it is the game, and frozen within a
+# second or so.
 LOADER=$(inside sh -c 'ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -1')
 as_child env GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-org.gnome.Calculator-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_child env GAME_MODE=busy "$LOADER" "$WORK/supertuxkart" >/dev/null 2>&1 &
 inside install -m 755 "$WORK/supertuxkart" /usr/local/bin/notes
 as_child env GAME_MODE=busy /usr/local/bin/notes >/dev/null 2>&1 &
+as_child env GAME_MODE=busy "$LOADER" /usr/local/bin/notes >/dev/null 2>&1 &
 # A sandbox of the child's own, made as flatpak makes one, whose /.flatpak-info names the always-allowed calculator.
 printf '[Application]\nname=org.gnome.Calculator\n\n[Instance]\napp-path=/var/lib/flatpak/app/org.gnome.Calculator/x86_64/stable/0/files\n' \
     > "$WORK/flatpak-info"
@@ -187,7 +189,7 @@ for pid in $(newer_games | sort -u); do
     echo "new game $pid ($(inside cat /proc/$pid/cmdline | tr '\0' ' ')): $((after - before)) ticks in 1 s, in $cgroup"
     check "a game started as $(inside cat /proc/$pid/cmdline | tr '\0' ' ' | cut -c1-60) is frozen" test $((after - before)) -le 1
 done
-check "all four new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 4
+check "all five new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 5
 inside rm -f /usr/local/bin/notes
 # A game started by a launcher of the system's (a desktop entry's script) is that launcher's app, and held as it. The
 # child kills the launcher; the game, known by its own program as nothing the policy names, stays frozen over a

@@ -317,19 +317,13 @@ import Testing
         unlink("\(directory)/notes")
         #expect(check(named("homework"), throughLoader) == named("supertuxkart"))
         #expect(check(named("notes"), removed) == named("supertuxkart"))
-        // Without `map_files`: the file at the mapped path, while it is the file mapped.
+        // Without `map_files` (a container): the file at the mapped path.
         let mapped = try #require(
             reader.readEntry(ProcessID(throughLoader)).flatMap { AppResolver().loadedProgram(of: $0, loader: loader) })
         #expect(mapped.path == "\(directory)/homework")
         let gameDigest = contents.digest(of: open("\(directory)/supertuxkart", O_RDONLY))
         #expect(gameDigest != nil)
-        #expect(
-            contents.digest(of: clinux_open_in_root("/proc/\(throughLoader)/root", mapped.path), mapped: mapped)
-                == gameDigest)
-        try copyFile("/bin/sleep", to: "\(directory)/homework.new")
-        rename("\(directory)/homework.new", "\(directory)/homework")
-        #expect(
-            contents.digest(of: clinux_open_in_root("/proc/\(throughLoader)/root", mapped.path), mapped: mapped) == nil)
+        #expect(contents.digest(of: clinux_open_in_root("/proc/\(throughLoader)/root", mapped.path)) == gameDigest)
     }
 
     /// Needs root (it starts processes as nobody); under CI=true it runs (and fails) without.

@@ -311,13 +311,11 @@ extension AppResolver {
     ]
 }
 
-/// A file a process maps (a line of `/proc/PID/maps` with a path): where, and which file — its device and inode, as
-/// `stat(2)` gives them, and its path when it was mapped (without the ` (deleted)` of a file removed since).
+/// A file a process maps (a line of `/proc/PID/maps` with a path): where, and its path when it was mapped (without
+/// the ` (deleted)` of a file removed since).
 struct MappedFile: Equatable {
     var start: UInt64
     var end: UInt64
-    var device: UInt64
-    var inode: UInt64
     var path: String
 
     /// The file's entry in `/proc/PID/map_files`, which opens the very file mapped (renamed, replaced or deleted
@@ -330,26 +328,14 @@ struct MappedFile: Equatable {
         guard let slash = line.firstIndex(of: UInt8(ascii: "/")) else { return nil }
         let fields = line[..<slash].split(separator: UInt8(ascii: " "))
         guard fields.count == 5, let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
-            let colon = fields[3].firstIndex(of: UInt8(ascii: ":")),
-            let start = Self.number(fields[0][..<dash], radix: 16),
-            let end = Self.number(fields[0][(dash + 1)...], radix: 16),
-            let major = Self.number(fields[3][..<colon], radix: 16),
-            let minor = Self.number(fields[3][(colon + 1)...], radix: 16),
-            let inode = Self.number(fields[4], radix: 10)
+            let start = UInt64(String(decoding: fields[0][..<dash], as: UTF8.self), radix: 16),
+            let end = UInt64(String(decoding: fields[0][(dash + 1)...], as: UTF8.self), radix: 16)
         else { return nil }
         self.start = start
         self.end = end
-        // glibc's `makedev`.
-        device =
-            (major & 0xffff_f000) << 32 | (major & 0xfff) << 8 | (minor & 0xffff_ff00) << 12 | (minor & 0xff)
-        self.inode = inode
         path = String(decoding: line[slash...], as: UTF8.self)
         if path.hasSuffix(Self.deleted) { path.removeLast(Self.deleted.count) }
     }
 
     private static let deleted = " (deleted)"
-
-    private static func number(_ digits: ArraySlice<UInt8>, radix: Int) -> UInt64? {
-        UInt64(String(decoding: digits, as: UTF8.self), radix: radix)
-    }
 }

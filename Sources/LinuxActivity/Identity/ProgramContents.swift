@@ -65,23 +65,24 @@ final class ProgramContents {
         guard let loaded = AppResolver(procRoot: procRoot).loadedProgram(of: entry, loader: executable) else {
             return nil
         }
-        // The very file mapped; without the capability `map_files` needs, the file at its path in the process's
-        // root while that is still the file mapped (same device and inode).
+        // The very file mapped, also renamed, replaced or removed since. Without the capability `map_files` needs
+        // (in a container), the file at its path in the process's root: a file put there after the mapping is hashed
+        // instead, which a user can time (never to another app's advantage than the one they put there).
         let mapFile = open(process + "/map_files/" + loaded.mapFilesName, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        return digest(of: mapFile >= 0 ? mapFile : clinux_open_in_root(process + "/root", loaded.path), mapped: loaded)
+        return digest(of: mapFile >= 0 ? mapFile : clinux_open_in_root(process + "/root", loaded.path))
     }
 
-    /// The SHA-256 of the file open as `descriptor` (closed here) when it is a regular file (and `mapped`'s, when
-    /// given); nil when it can't be read.
+    /// The SHA-256 of the file open as `descriptor` (closed here) when it is a regular file; nil when it can't be
+    /// read.
     ///
     /// The C functions are `fstat(2)`, `mmap(2)` and `gcry_md_hash_buffer`.
-    func digest(of descriptor: Int32, mapped file: MappedFile? = nil) -> [UInt8]? {
+    func digest(of descriptor: Int32) -> [UInt8]? {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size > 0, status.st_mode & S_IFMT == S_IFREG,
-            file.map({ $0.device == UInt64(status.st_dev) && $0.inode == UInt64(status.st_ino) }) ?? true
-        else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_size > 0, status.st_mode & S_IFMT == S_IFREG else {
+            return nil
+        }
         let key = FileKey(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
