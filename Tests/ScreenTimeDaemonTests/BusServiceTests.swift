@@ -313,19 +313,7 @@ extension BusServiceTests {
         let directory = try ScratchDirectory()
         let running = try await RunningDaemon(address: bus.address, directory: directory.path)
         let connection = DaemonConnection(.address(bus.address))
-        // Clients are answered once the daemon's ledger is open, a moment after its start on a busy machine: asked
-        // again meanwhile, as a client would.
-        let center = AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
-        var authorized = false
-        for _ in 0..<300 where !authorized {
-            do {
-                try await center.requestAuthorization(for: .individual)
-                authorized = true
-            } catch {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-        }
-        try #require(authorized)
+        try await Self.authorize(connection)
         // 1,200 hours: two calls of at most 1,000 segments.
         let end = try #require(Calendar.current.dateInterval(of: .hour, for: Date())).start
         let interval = DateInterval(start: end - 1_200 * 3_600, end: end)
@@ -337,6 +325,65 @@ extension BusServiceTests {
         #expect(segments.first?.dateInterval.start == interval.start)
         #expect(segments.last?.dateInterval.end == interval.end)
         #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.dateInterval.end == $1.dateInterval.start })
+    }
+
+    /// Asks for authorization as an app does. Clients are answered once the daemon's ledger is open, a moment after
+    /// its start on a busy machine: asked again meanwhile, as a client would.
+    static func authorize(_ connection: DaemonConnection) async throws {
+        let center = AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
+        var authorized = false
+        for _ in 0..<300 where !authorized {
+            do {
+                try await center.requestAuthorization(for: .individual)
+                authorized = true
+            } catch {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        try #require(authorized)
+    }
+
+    @Test func anActivityThatDoesNotRepeatIsForgottenOnceItsIntervalEndsAlsoWhileTheDaemonIsAway() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let limits = ClientLimits(minimumIntervalLength: .seconds(1))
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path, limits: limits)
+        let connection = DaemonConnection(.address(bus.address))
+        try await Self.authorize(connection)
+        let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
+        let start = Date()
+        func once(from: TimeInterval, to: TimeInterval) -> DeviceActivitySchedule {
+            let parts: Set<Calendar.Component> = [.hour, .minute, .second]
+            return DeviceActivitySchedule(
+                intervalStart: Calendar.current.dateComponents(parts, from: start + from),
+                intervalEnd: Calendar.current.dateComponents(parts, from: start + to), repeats: false)
+        }
+        try center.startMonitoring(.init("now"), during: once(from: 1, to: 3))
+        try center.startMonitoring(.init("later"), during: once(from: 6, to: 8))
+        let daily = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true)
+        try center.startMonitoring(.init("daily"), during: daily)
+        #expect(Set(center.activities) == [.init("now"), .init("later"), .init("daily")])
+        // Its interval over, the first is no longer listed nor monitored.
+        let listed = eventually(timeout: .seconds(10)) {
+            let activities = Set(center.activities)
+            return activities.contains(.init("now")) ? nil : activities
+        }
+        #expect(listed == [.init("later"), .init("daily")])
+        await running.stop()
+        #expect(!running.daemon.runtime.engine.activities.contains { $0.rawValue.hasSuffix("/now") })
+        // The second's interval passes while the daemon is away: the next start forgets it too.
+        let away = start.addingTimeInterval(9).timeIntervalSinceNow
+        if away > 0 { try await Task.sleep(for: .seconds(away)) }
+        let restarted = try await RunningDaemon(address: bus.address, directory: directory.path, limits: limits)
+        let relisted = eventually(timeout: .seconds(10)) {
+            let activities = Set(center.activities)
+            return activities.isEmpty ? nil : activities
+        }
+        await restarted.stop()
+        #expect(relisted == [.init("daily")])
+        #expect(!restarted.daemon.runtime.engine.activities.contains { $0.rawValue.hasSuffix("/later") })
     }
 
     @Test func aGuardiansDaemonServesOnlyTheUsersItLimits() async throws {

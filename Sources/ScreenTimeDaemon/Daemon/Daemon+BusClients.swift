@@ -145,6 +145,38 @@ extension Daemon {
         perform(runtime.handle(.engine(.stopMonitoring(known.map(client.engineName(ofActivity:)))), at: now))
     }
 
+    /// Forgets a client's activity whose schedule doesn't repeat once its interval has ended, as the engine does (an
+    /// `intervalDidEnd` after which it holds the activity no more): as Apple's, it is no longer listed, no longer
+    /// counts against the app's limit, and a restart doesn't monitor it again.
+    func forgetFinishedClientActivity(_ action: ActivityEngine.Action) {
+        guard case .intervalDidEnd(let name) = action, runtime.engine.registration(of: name) == nil,
+            let (client, activity) = BusClient.parse(name), clients.activities[client]?[activity] != nil
+        else { return }
+        clients.activities[client]?[activity] = nil
+        do {
+            try ledger {
+                try $0.deleteClientValues(user: client.user, client: client.app, kind: .activity, names: [activity])
+            }
+        } catch {
+            // The next start forgets it (`restoreClients`: its one interval has ended).
+            logger.warning(
+                "cannot forget a finished activity in the usage store",
+                metadata: ["client": "\(client)", "activity": "\(activity)", "error": "\(error)"])
+        }
+    }
+
+    /// Whether an activity registered at `registered` (milliseconds since 1970) whose schedule doesn't repeat is over
+    /// at `now`: its one interval (the one in progress or next when it was registered) has ended.
+    private func hasFinished(_ registration: ActivityRegistration, registeredAt registered: Int64, at now: Now) -> Bool
+    {
+        guard !registration.schedule.repeats else { return false }
+        let instant = WallClockInstant(nanosecondsSince1970: registered &* 1_000_000)
+        guard
+            let interval = registration.schedule.currentOrNextInterval(at: instant, in: runtime.engine.timeZone)
+        else { return true }
+        return interval.end <= now.wallClock
+    }
+
     private func setSettings(_ settings: ShieldSettings?, of store: String, for client: BusClient, at now: Now)
         throws(ScreenTimeBusError)
     {
@@ -237,6 +269,17 @@ extension Daemon {
                         metadata: [
                             "client": "\(client)", "activity": "\(record.name)", "error": "\(error.wireMessage)",
                         ])
+                    continue
+                }
+                if runtime.engine.registration(of: registration.name) == nil,
+                    hasFinished(registration, registeredAt: record.updatedAtMilliseconds, at: now)
+                {
+                    // Its one interval ended while the daemon was away (or the engine dropped it without a callback,
+                    // the interval jumped over): over, as it would have been here.
+                    _ = try? storeWriter.withDatabase {
+                        try $0.deleteClientValues(
+                            user: client.user, client: client.app, kind: .activity, names: [record.name])
+                    }
                     continue
                 }
                 clients.activities[client, default: [:]][record.name] = ClientRegistry.Activity(

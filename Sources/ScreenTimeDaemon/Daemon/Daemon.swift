@@ -272,6 +272,7 @@ public final class Daemon {
             case .announce(let engineAction):
                 publishToBus(engineAction)
                 runClientMonitor(for: engineAction)
+                forgetFinishedClientActivity(engineAction)
             }
         }
     }
