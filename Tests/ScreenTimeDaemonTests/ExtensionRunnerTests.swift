@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import ScreenTimeModel
 import Testing
 
 @testable import ScreenTimeDaemon
@@ -11,6 +12,33 @@ struct ExtensionRunnerTests {
         let store = RecordingLogHandler.Store()
         let logger = Logger(label: "test.extensions") { _ in RecordingLogHandler(store: store) }
         return (ExtensionRunner(limits: limits, logger: logger), store)
+    }
+
+    @Test("one extension's callbacks run one at a time, in the order given; another extension's alongside")
+    func callbacksOfOneExtensionRunInTheirOrder() async throws {
+        let directory = try ScratchDirectory()
+        let log = directory.path + "/calls"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        chmod(log, 0o666)  // a root daemon runs extensions as nobody
+        // An interval's end takes a while: given before the next start, it is done before the start runs.
+        let monitor = try writeScript(
+            directory, "monitor",
+            """
+            [ "$SCREENTIME_CALLBACK" = intervalDidEnd ] && sleep 0.5
+            echo "$SCREENTIME_CALLBACK" >> \(log)
+            """)
+        let other = try writeScript(directory, "other", "echo other >> \(log)")
+        let (runner, _) = runner()
+        let runs = SerialRuns<String>()
+        for callback in [MonitorCallback.intervalDidEnd, .intervalDidStart] {
+            runs.run(monitor) { _ = await runner.run(executable: monitor, callback: callback, activity: "focus") }
+        }
+        runs.run(other) { _ = await runner.run(executable: other, callback: .intervalDidStart, activity: "focus") }
+        let lines = eventually(timeout: .seconds(10)) {
+            let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.count == 3 ? lines : nil
+        }
+        #expect(lines == ["other", "intervalDidEnd", "intervalDidStart"])
     }
 
     @Test("arguments and SCREENTIME_* variables arrive; output lines of both streams are kept and logged")

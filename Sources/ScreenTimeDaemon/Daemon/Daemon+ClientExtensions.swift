@@ -43,12 +43,13 @@ extension Daemon {
         }
     }
 
-    /// Runs the monitor extension `client` declares for one callback of its activity, if it declares one.
+    /// Runs the monitor extension `client` declares for one callback of its activity, if it declares one: once the
+    /// callbacks before it have been run (`SerialRuns`).
     func runClientMonitor(for action: ActivityEngine.Action) {
         guard let call = Self.clientCallback(of: action),
             let executable = declaredExtension(.monitor, of: call.client)
         else { return }
-        runClientExtension(of: call.client) { runner, environment in
+        runClientExtension(of: call.client, in: clientMonitorRuns) { runner, environment in
             await runner.run(
                 executable: executable, callback: call.callback, activity: call.activity, event: call.event,
                 environment: environment, user: call.client.user)
@@ -166,11 +167,11 @@ extension Daemon {
         }
     }
 
-    /// Runs `run` off the loop's thread with a runner under the daemon's extension limits and an environment that
-    /// holds a token of `client`'s namespace, revoked when it returns: the extension's own calls to the daemon reach
-    /// the client's activities and stores.
+    /// Runs `run` off the loop's thread (after what `serial` holds of `client`, when given) with a runner under the
+    /// daemon's extension limits and an environment that holds a token of `client`'s namespace, revoked when it
+    /// returns: the extension's own calls to the daemon reach the client's activities and stores.
     private func runClientExtension(
-        of client: BusClient,
+        of client: BusClient, in serial: SerialRuns<BusClient>? = nil,
         _ run: @escaping @Sendable (ExtensionRunner, [String: String]) async -> ExtensionOutcome
     ) {
         let runner = ExtensionRunner(limits: settings.extensionLimits, logger: logger)
@@ -178,10 +179,11 @@ extension Daemon {
         let token = tokens.issue(for: client)
         var environment = ExtensionRunner.inheritedEnvironment()
         environment[ExtensionTokens.variable] = token
-        Task.detached {
+        let body: @Sendable () async -> Void = { [environment] in
             _ = await run(runner, environment)
             tokens.revoke(token)
         }
+        if let serial { serial.run(client, body) } else { Task.detached(operation: body) }
     }
 }
 

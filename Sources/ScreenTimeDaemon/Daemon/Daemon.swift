@@ -31,6 +31,9 @@ public final class Daemon {
     var clientsRestored = false
     /// The tokens of the client extensions running now (`Daemon+ClientExtensions.swift`).
     let extensionTokens = ExtensionTokens()
+    /// The monitor extensions' runs, one at a time for each extension (a client's, or the policy's by its executable).
+    let clientMonitorRuns = SerialRuns<BusClient>()
+    private let monitorRuns = SerialRuns<String>()
     /// Client shields whose text an extension has given, to show at the next tick.
     let clientShieldTexts = HandOff<(UserID, ShieldText)>()
     /// The shield-action extensions' answers, applied at the next tick.
@@ -309,7 +312,7 @@ public final class Daemon {
             return
         }
         let runner = ExtensionRunner(limits: limits, logger: logger)
-        Task.detached {
+        monitorRuns.run(executable) {
             let outcome = await runner.run(executable: executable, callback: callback, activity: activity, event: event)
             if !outcome.succeeded {
                 logger.warning(
