@@ -17,18 +17,22 @@ public final class DaemonDeviceActivity: DeviceActivityConnection {
 
     /// Asks the daemon to monitor `activity` (as JSON: `MonitoredActivity`'s `Codable` form).
     ///
-    /// - Throws: the daemon's refusal as a `MonitoringError`; `.unauthorized` also when the app has not asked for
-    ///   authorization or the daemon is not running.
-    public func startMonitoring(_ activity: MonitoredActivity) throws(MonitoringError) {
+    /// - Throws: the daemon's refusal as a `MonitoringError` (`.unauthorized` when the app has not asked for
+    ///   authorization or was refused); any other `ScreenTimeBusError` as it is (`.unavailable`: the daemon is not
+    ///   running).
+    public func startMonitoring(_ activity: MonitoredActivity) throws {
         do {
             let json = try BusJSON.encode(activity)
             _ = try connection.call(.activities, "StartMonitoring", [.string(activity.name.rawValue), .string(json)])
         } catch {
-            throw error.monitoringError ?? .unauthorized
+            if let refusal = error.monitoringError { throw refusal }
+            if error.code == .notAuthorized { throw MonitoringError.unauthorized }
+            throw error
         }
     }
 
-    /// Asks the daemon to stop monitoring the activities; nothing happens when it can't be reached.
+    /// Asks the daemon to stop monitoring the activities (all of the app's when the list is empty); nothing happens
+    /// when it can't be reached.
     public func stopMonitoring(_ activities: [DeviceActivityName]) {
         _ = try? connection.call(
             .activities, "StopMonitoring", [.array(elementSignature: "s", activities.map { .string($0.rawValue) })])

@@ -21,12 +21,14 @@ public final class DeviceActivityCenter: Sendable {
 
     /// Starts monitoring `activity` during `schedule`, replacing any monitoring of that name.
     ///
-    /// - Throws: `MonitoringError` when a component is invalid, the interval is shorter or longer than allowed, or
-    ///   there are too many activities.
+    /// - Throws: `MonitoringError` when a component is invalid, the interval is shorter or longer than allowed,
+    ///   there are too many activities, or the app is not authorized; any other refusal as it is
+    ///   (`ScreenTimeBusError` from the daemon: `.unavailable` when it isn't running, `.failed` when its store can't
+    ///   be written yet, `.invalidArgument` past the user's limits), not taken for one of those.
     public func startMonitoring(
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule,
         events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
-    ) throws(MonitoringError) {
+    ) throws {
         var engineEvents: [ActivityEventName: ActivityEvent] = [:]
         for (name, event) in events { engineEvents[name] = try event.activityEvent() }
         let registration = ActivityRegistration(
@@ -38,7 +40,7 @@ public final class DeviceActivityCenter: Sendable {
     /// Stops monitoring the listed activities, or all of them when the list is empty. An interval in progress
     /// ends with `intervalDidEnd`.
     public func stopMonitoring(_ activities: [DeviceActivityName] = []) {
-        connection.stopMonitoring(activities.isEmpty ? connection.monitoredActivities().map(\.name) : activities)
+        connection.stopMonitoring(activities)
     }
 
     /// The activities being monitored.
@@ -75,8 +77,9 @@ public struct MonitoredActivity: Hashable, Sendable, Codable {
 /// Where monitored activities live: the daemon (over D-Bus) or this process.
 public protocol DeviceActivityConnection: Sendable {
     /// Starts or replaces the monitoring of an activity, or says why it cannot.
-    func startMonitoring(_ activity: MonitoredActivity) throws(MonitoringError)
-    /// Stops monitoring the named activities.
+    func startMonitoring(_ activity: MonitoredActivity) throws
+    /// Stops monitoring the named activities, or all of them when the list is empty (also those another client of
+    /// the app started, whatever JSON they keep).
     func stopMonitoring(_ activities: [DeviceActivityName])
     /// The activities being monitored, by name.
     func monitoredActivities() -> [MonitoredActivity]

@@ -26,7 +26,7 @@ public final class InProcessDeviceActivity: DeviceActivityConnection {
         self.clock = clock
     }
 
-    public func startMonitoring(_ activity: MonitoredActivity) throws(MonitoringError) {
+    public func startMonitoring(_ activity: MonitoredActivity) throws {
         let now = clock()
         let refusal: MonitoringError? = state.withLock { state in
             do throws(MonitoringError) {
@@ -44,8 +44,9 @@ public final class InProcessDeviceActivity: DeviceActivityConnection {
     public func stopMonitoring(_ activities: [DeviceActivityName]) {
         let now = clock()
         state.withLock { state in
-            state.pending += state.engine.handle(.stopMonitoring(activities), at: now)
-            for name in activities { state.activities[name] = nil }
+            let names = activities.isEmpty ? Array(state.activities.keys) : activities
+            state.pending += state.engine.handle(.stopMonitoring(names), at: now)
+            for name in names { state.activities[name] = nil }
         }
     }
 

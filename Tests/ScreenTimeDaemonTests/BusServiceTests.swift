@@ -386,6 +386,57 @@ extension BusServiceTests {
         #expect(!restarted.daemon.runtime.engine.activities.contains { $0.rawValue.hasSuffix("/later") })
     }
 
+    @Test func monitoringRefusalsSayWhyAndStoppingAllStopsEveryActivityOfTheApp() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let connection = DaemonConnection(.address(bus.address))
+        let center = DeviceActivityCenter(connection: DaemonDeviceActivity(connection: connection))
+        let daily = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true)
+        // No daemon: unavailable, which asking for authorization doesn't mend.
+        #expect {
+            try center.startMonitoring(.init("daily"), during: daily)
+        } throws: { error in
+            (error as? ScreenTimeBusError)?.code == .unavailable
+        }
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        // Not authorized yet (asked again while the daemon's ledger opens, as `.failed` says).
+        var refusal: (any Error)?
+        for _ in 0..<300 {
+            do {
+                try center.startMonitoring(.init("daily"), during: daily)
+                refusal = nil
+            } catch {
+                refusal = error
+            }
+            guard (refusal as? ScreenTimeBusError)?.code == .failed else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(refusal as? DeviceActivityCenter.MonitoringError == .unauthorized, "\(String(describing: refusal))")
+        try await Self.authorize(connection)
+        try center.startMonitoring(.init("daily"), during: daily)
+        // An activity another client of the app started with JSON of its own: not listed, but stopped with all.
+        let registration = ActivityRegistration(
+            name: "raw",
+            schedule: ActivitySchedule(
+                intervalStart: CalendarPattern(hour: 0, minute: 0), intervalEnd: CalendarPattern(hour: 23, minute: 59),
+                repeats: true))
+        _ = try connection.call(
+            .activities, "StartMonitoring",
+            [.string("raw"), .string(try BusJSON.encode(["registration": registration]))])
+        let names = { () throws -> [String] in
+            guard case .array(_, let names)? = try connection.call(.activities, "Activities").first else { return [] }
+            return names.compactMap(\.stringValue).sorted()
+        }
+        #expect(try names() == ["daily", "raw"])
+        #expect(center.activities == [.init("daily")])
+        center.stopMonitoring()
+        #expect(try names() == [])
+        await running.stop()
+        #expect(running.daemon.runtime.engine.activities.isEmpty)
+    }
+
     @Test func aGuardiansDaemonServesOnlyTheUsersItLimits() async throws {
         let bus = try PrivateSessionBus()
         let directory = try ScratchDirectory()
