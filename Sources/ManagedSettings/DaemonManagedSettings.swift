@@ -12,6 +12,9 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
 
     private let connection: DaemonConnection
     private let failure = Mutex<ScreenTimeBusError?>(nil)
+    /// The stores whose last reading failed: what a caller made of it (`store.shield.applications = …` reads the
+    /// store, changes one field and writes it back) is not written, or it would clear the settings it couldn't read.
+    private let unread = Mutex<Set<SettingsStoreName>>([])
 
     /// Stores of the daemon `connection` reaches.
     public init(connection: DaemonConnection = .shared) { self.connection = connection }
@@ -20,21 +23,41 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
     public func settings(of store: SettingsStoreName) -> ShieldSettings? {
         do {
             let json = try connection.callForString(.settings, "Settings", [.string(store.rawValue)])
-            return json.isEmpty ? nil : try BusJSON.decode(ShieldSettings.self, from: json)
+            let settings = json.isEmpty ? nil : try BusJSON.decode(ShieldSettings.self, from: json)
+            _ = unread.withLock { $0.remove(store) }
+            return settings
         } catch {
             failure.withLock { $0 = error }
+            _ = unread.withLock { $0.insert(store) }
             return nil
         }
     }
 
-    /// Replaces the store's settings; a refusal is kept in `lastError` (a property setter can't throw).
+    /// Replaces the store's settings; a refusal is kept in `lastError` (a property setter can't throw). Nothing is
+    /// written while the store's last reading failed: what is set may have been made from the empty settings it gave
+    /// (`clearSettings(of:)` still clears it). Read the store again first.
     public func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName) {
+        if unread.withLock({ $0.contains(store) }) {
+            failure.withLock {
+                $0 = ScreenTimeBusError(
+                    .failed,
+                    "the settings of store \(store.rawValue) could not be read, so they are not replaced by settings "
+                        + "that may have been made from nothing; read the store again, then set them")
+            }
+            return
+        }
         do {
             let json = try settings.map { settings throws(ScreenTimeBusError) in try BusJSON.encode(settings) } ?? ""
             _ = try connection.call(.settings, "SetSettings", [.string(store.rawValue), .string(json)])
         } catch {
             failure.withLock { $0 = error }
         }
+    }
+
+    /// Clears the store, also while it can't be read.
+    public func clearSettings(of store: SettingsStoreName) {
+        _ = unread.withLock { $0.remove(store) }
+        setSettings(nil, of: store)
     }
 
     /// The names of this app's stores that hold settings.

@@ -52,7 +52,7 @@ public final class ManagedSettingsStore: Sendable {
     }
 
     /// Clears every setting of this store (other stores keep theirs).
-    public func clearAllSettings() { connection.setSettings(nil, of: name) }
+    public func clearAllSettings() { connection.clearSettings(of: name) }
 }
 
 /// Where settings stores live: the daemon (over D-Bus) or this process.
@@ -61,6 +61,12 @@ public protocol ManagedSettingsConnection: Sendable {
     func settings(of store: SettingsStoreName) -> ShieldSettings?
     /// Replaces a store's settings; `nil` clears it.
     func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName)
+    /// Clears a store, whatever it holds (`clearAllSettings()`).
+    func clearSettings(of store: SettingsStoreName)
+}
+
+extension ManagedSettingsConnection {
+    public func clearSettings(of store: SettingsStoreName) { setSettings(nil, of: store) }
 }
 
 /// The app settings of a store: Apple's `ApplicationSettings`.

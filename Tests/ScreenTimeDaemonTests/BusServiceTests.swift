@@ -437,6 +437,38 @@ extension BusServiceTests {
         #expect(running.daemon.runtime.engine.activities.isEmpty)
     }
 
+    @Test func settingsMadeFromAStoreThatCouldNotBeReadAreNotWritten() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let connection = DaemonConnection(.address(bus.address))
+        let settings = DaemonManagedSettings(connection: connection)
+        let store = ManagedSettingsStore(named: .init("focus"), connection: settings)
+        let game = ApplicationToken(rawValue: "game")
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        try await Self.authorize(connection)
+        store.shield.applications = [game]
+        // No real app or category: this daemon enforces on this machine.
+        let category = ActivityCategoryToken(rawValue: "none")
+        store.shield.applicationCategories = .specific([category])
+        await running.stop()
+        // Read while the daemon is away: nothing to read, so an app's change is made to empty settings.
+        var changed = store.shield
+        #expect(changed == ShieldSettings())
+        let restarted = try await RunningDaemon(address: bus.address, directory: directory.path)
+        try await Self.authorize(connection)
+        changed.webDomains = []
+        store.shield = changed
+        #expect(settings.lastError?.code == .failed, "\(String(describing: settings.lastError))")
+        changed.applications = [ApplicationToken(rawValue: "other")]
+        store.shield = changed
+        // Read again, the store is as it was, and a change is written.
+        #expect(store.shield.applications == [game])
+        store.shield.applications = []
+        let kept = store.shield
+        await restarted.stop()
+        #expect(kept.applications == [] && kept.applicationCategories == .specific([category]))
+    }
+
     @Test func aGuardiansDaemonServesOnlyTheUsersItLimits() async throws {
         let bus = try PrivateSessionBus()
         let directory = try ScratchDirectory()
