@@ -12,7 +12,7 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
 
     private let connection: DaemonConnection
     private let failure = Mutex<ScreenTimeBusError?>(nil)
-    /// The stores whose last reading failed: what a caller made of it (`store.shield.applications = …` reads the
+    /// The stores whose last reading failed: what a caller made of it next (`store.shield.applications = …` reads the
     /// store, changes one field and writes it back) is not written, or it would clear the settings it couldn't read.
     private let unread = Mutex<Set<SettingsStoreName>>([])
 
@@ -33,11 +33,11 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
         }
     }
 
-    /// Replaces the store's settings; a refusal is kept in `lastError` (a property setter can't throw). Nothing is
-    /// written while the store's last reading failed: what is set may have been made from the empty settings it gave
-    /// (`clearSettings(of:)` still clears it). Read the store again first.
+    /// Replaces the store's settings; a refusal is kept in `lastError` (a property setter can't throw). The first
+    /// write after a failed reading of the store is refused: it may have been made from the empty settings the
+    /// reading gave (`clearSettings(of:)` still clears). Read the store again, or set it again, to write.
     public func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName) {
-        if unread.withLock({ $0.contains(store) }) {
+        if unread.withLock({ $0.remove(store) != nil }) {
             failure.withLock {
                 $0 = ScreenTimeBusError(
                     .failed,

@@ -459,8 +459,6 @@ extension BusServiceTests {
         changed.webDomains = []
         store.shield = changed
         #expect(settings.lastError?.code == .failed, "\(String(describing: settings.lastError))")
-        changed.applications = [ApplicationToken(rawValue: "other")]
-        store.shield = changed
         // Read again, the store is as it was, and a change is written.
         #expect(store.shield.applications == [game])
         store.shield.applications = []
