@@ -72,6 +72,7 @@ static const sd_bus_vtable settings_vtable[] = {
     SD_BUS_VTABLE_START(0),
     M("Settings", "s", SD_BUS_PARAM(store), "s", SD_BUS_PARAM(settings_json)),
     M("SetSettings", "ss", SD_BUS_PARAM(store) SD_BUS_PARAM(settings_json), "", SD_BUS_PARAM()),
+    M("SetSetting", "sss", SD_BUS_PARAM(store) SD_BUS_PARAM(key) SD_BUS_PARAM(value_json), "", SD_BUS_PARAM()),
     M("ClearSetting", "ss", SD_BUS_PARAM(store) SD_BUS_PARAM(key), "", SD_BUS_PARAM()),
     M("ClearAllSettings", "", SD_BUS_PARAM(), "", SD_BUS_PARAM()),
     M("Stores", "", SD_BUS_PARAM(), "as", SD_BUS_PARAM(stores)),

@@ -54,6 +54,28 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
         }
     }
 
+    /// Sets each setting that differs between `old` and `new` on its own (`Settings1.SetSetting`): the daemon changes
+    /// that one and keeps the store's others, whoever set them since `old` was read.
+    public func updateSettings(of store: SettingsStoreName, from old: ShieldSettings, to new: ShieldSettings) {
+        func change<Value: Encodable & Equatable>(_ key: String, _ old: Value?, _ new: Value?)
+            throws(ScreenTimeBusError)
+        {
+            guard old != new else { return }
+            let json = try new.map { value throws(ScreenTimeBusError) in try BusJSON.encode(value) } ?? ""
+            _ = try connection.call(.settings, "SetSetting", [.string(store.rawValue), .string(key), .string(json)])
+        }
+        do {
+            try change("applications", old.applications, new.applications)
+            try change("applicationCategories", old.applicationCategories, new.applicationCategories)
+            try change("webDomains", old.webDomains, new.webDomains)
+            try change("webDomainCategories", old.webDomainCategories, new.webDomainCategories)
+            try change("blockedApplications", old.blockedApplications, new.blockedApplications)
+            _ = unread.withLock { $0.remove(store) }
+        } catch {
+            failure.withLock { $0 = error }
+        }
+    }
+
     /// Clears the store, also while it can't be read.
     public func clearSettings(of store: SettingsStoreName) {
         _ = unread.withLock { $0.remove(store) }

@@ -30,10 +30,18 @@ public final class ManagedSettingsStore: Sendable {
         self.connection = connection
     }
 
-    /// What this store shields. Each assignment replaces the store's settings as a whole.
+    /// What this store shields. Assigning the whole replaces the store's settings; setting one of its fields
+    /// (`store.shield.applications = …`) changes that setting alone, and the others stay as they are, also those
+    /// another process (the app's extension) set meanwhile.
     public var shield: ShieldSettings {
         get { connection.settings(of: name) ?? ShieldSettings() }
         set { connection.setSettings(newValue.isEmpty ? nil : newValue, of: name) }
+        _modify {
+            let before = connection.settings(of: name) ?? ShieldSettings()
+            var settings = before
+            yield &settings
+            connection.updateSettings(of: name, from: before, to: settings)
+        }
     }
 
     /// Which apps may not run at all. Assigning keeps the store's shields.
@@ -45,9 +53,10 @@ public final class ManagedSettingsStore: Sendable {
                 })
         }
         set {
-            var settings = connection.settings(of: name) ?? ShieldSettings()
+            let before = connection.settings(of: name) ?? ShieldSettings()
+            var settings = before
             settings.blockedApplications = newValue.blockedApplications.map { Set($0.compactMap(\.token)) }
-            connection.setSettings(settings.isEmpty ? nil : settings, of: name)
+            connection.updateSettings(of: name, from: before, to: settings)
         }
     }
 
@@ -63,10 +72,25 @@ public protocol ManagedSettingsConnection: Sendable {
     func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName)
     /// Clears a store, whatever it holds (`clearAllSettings()`).
     func clearSettings(of store: SettingsStoreName)
+    /// Sets each setting that differs between `old` and `new` (what a caller read and made of it) to its value in
+    /// `new`, alone: the store's other settings stay as they are, also those set since `old` was read.
+    func updateSettings(of store: SettingsStoreName, from old: ShieldSettings, to new: ShieldSettings)
 }
 
 extension ManagedSettingsConnection {
     public func clearSettings(of store: SettingsStoreName) { setSettings(nil, of: store) }
+
+    public func updateSettings(of store: SettingsStoreName, from old: ShieldSettings, to new: ShieldSettings) {
+        var settings = settings(of: store) ?? ShieldSettings()
+        if old.applications != new.applications { settings.applications = new.applications }
+        if old.applicationCategories != new.applicationCategories {
+            settings.applicationCategories = new.applicationCategories
+        }
+        if old.webDomains != new.webDomains { settings.webDomains = new.webDomains }
+        if old.webDomainCategories != new.webDomainCategories { settings.webDomainCategories = new.webDomainCategories }
+        if old.blockedApplications != new.blockedApplications { settings.blockedApplications = new.blockedApplications }
+        setSettings(settings.isEmpty ? nil : settings, of: store)
+    }
 }
 
 /// The app settings of a store: Apple's `ApplicationSettings`.

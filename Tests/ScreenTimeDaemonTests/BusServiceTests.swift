@@ -467,6 +467,32 @@ extension BusServiceTests {
         #expect(kept.applications == [] && kept.applicationCategories == .specific([category]))
     }
 
+    @Test func twoProcessesSettingTwoSettingsOfOneStoreLoseNeither() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        // The app and its extension: two connections, as two processes have.
+        let appConnection = DaemonConnection(.address(bus.address))
+        let extensionConnection = DaemonConnection(.address(bus.address))
+        try await Self.authorize(appConnection)
+        let app = ManagedSettingsStore(
+            named: .init("focus"), connection: DaemonManagedSettings(connection: appConnection))
+        let other = ManagedSettingsStore(
+            named: .init("focus"), connection: DaemonManagedSettings(connection: extensionConnection))
+        let game = ApplicationToken(rawValue: "game")
+        let category = ActivityCategoryToken(rawValue: "none")
+        let blocked = ApplicationToken(rawValue: "blocked")
+        // While the app changes one setting, the extension sets another: between the app's reading of the store and
+        // its writing.
+        app.shield.settingApplications([game]) { other.shield.applicationCategories = .specific([category]) }
+        app.application.blockedApplications = [Application(token: blocked)]
+        let settings = app.shield
+        await running.stop()
+        #expect(settings.applications == [game])
+        #expect(settings.applicationCategories == .specific([category]))
+        #expect(settings.blockedApplications == [blocked])
+    }
+
     @Test func aGuardiansDaemonServesOnlyTheUsersItLimits() async throws {
         let bus = try PrivateSessionBus()
         let directory = try ScratchDirectory()
@@ -480,5 +506,13 @@ extension BusServiceTests {
         #expect(
             individual.status != 0 && individual.output.contains("not a user this daemon limits"),
             "\(individual.output)")
+    }
+}
+
+extension ShieldSettings {
+    /// Sets `applications` after running `meanwhile`, as a slow caller would.
+    mutating func settingApplications(_ tokens: Set<ApplicationToken>, meanwhile: () -> Void) {
+        meanwhile()
+        applications = tokens
     }
 }

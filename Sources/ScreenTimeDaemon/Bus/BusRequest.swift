@@ -43,6 +43,8 @@ public enum BusRequest: Hashable, Sendable {
     case settings(store: String)
     /// `Settings1.SetSettings(store, settings_json)`.
     case setSettings(store: String, json: String)
+    /// `Settings1.SetSetting(store, key, value_json)`: one setting of a store, the others as they are.
+    case setSetting(store: String, key: String, json: String)
     /// `Settings1.ClearSetting(store, key)`.
     case clearSetting(store: String, key: String)
     /// `Settings1.ClearAllSettings`: every store of the client.
@@ -120,6 +122,7 @@ public enum BusRequest: Hashable, Sendable {
         case (.activities, "RemainingTime"): self = .remainingTime(activity: string(0), event: string(1))
         case (.settings, "Settings"): self = .settings(store: string(0))
         case (.settings, "SetSettings"): self = .setSettings(store: string(0), json: string(1))
+        case (.settings, "SetSetting"): self = .setSetting(store: string(0), key: string(1), json: string(2))
         case (.settings, "ClearSetting"): self = .clearSetting(store: string(0), key: string(1))
         case (.settings, "ClearAllSettings"): self = .clearAllSettings
         case (.settings, "Stores"): self = .stores

@@ -39,20 +39,13 @@ extension Daemon {
         case .setSettings(let store, let json):
             let settings = json.isEmpty ? nil : try BusJSON.decode(ShieldSettings.self, from: json)
             try setSettings(settings, of: store, for: client, at: now)
+        case .setSetting(let store, let key, let json):
+            var settings = clients.stores[client]?[store] ?? ShieldSettings()
+            try Self.set(key, json: json, of: &settings)
+            try setSettings(settings, of: store, for: client, at: now)
         case .clearSetting(let store, let key):
             var settings = clients.stores[client]?[store] ?? ShieldSettings()
-            switch key {
-            case "applications": settings.applications = nil
-            case "applicationCategories": settings.applicationCategories = nil
-            case "webDomains": settings.webDomains = nil
-            case "webDomainCategories": settings.webDomainCategories = nil
-            case "blockedApplications": settings.blockedApplications = nil
-            default:
-                throw ScreenTimeBusError(
-                    .invalidArgument,
-                    "unknown setting \"\(key)\": use applications, applicationCategories, webDomains, "
-                        + "webDomainCategories or blockedApplications")
-            }
+            try Self.set(key, json: "", of: &settings)
             try setSettings(settings, of: store, for: client, at: now)
         case .clearAllSettings:
             for store in clients.stores[client, default: [:]].keys {
@@ -72,6 +65,28 @@ extension Daemon {
             throw ScreenTimeBusError(.invalidArgument, "\(request) is not a client's request")
         }
         return .nothing
+    }
+
+    /// Sets the setting `key` of `settings` to the value `json` holds (`ShieldSettings`' own JSON for that field);
+    /// clears it when `json` is empty.
+    static func set(_ key: String, json: String, of settings: inout ShieldSettings) throws(ScreenTimeBusError) {
+        func value<Value: Decodable>(_ type: Value.Type) throws(ScreenTimeBusError) -> Value? {
+            json.isEmpty ? nil : try BusJSON.decode(Value.self, from: json)
+        }
+        switch key {
+        case "applications": settings.applications = try value(Set<ApplicationToken>.self)
+        case "applicationCategories":
+            settings.applicationCategories = try value(ActivityCategoryPolicy<ApplicationToken>.self)
+        case "webDomains": settings.webDomains = try value(Set<WebDomainToken>.self)
+        case "webDomainCategories":
+            settings.webDomainCategories = try value(ActivityCategoryPolicy<WebDomainToken>.self)
+        case "blockedApplications": settings.blockedApplications = try value(Set<ApplicationToken>.self)
+        default:
+            throw ScreenTimeBusError(
+                .invalidArgument,
+                "unknown setting \"\(key)\": use applications, applicationCategories, webDomains, "
+                    + "webDomainCategories or blockedApplications")
+        }
     }
 
     private func activity(_ name: String, of client: BusClient) throws(ScreenTimeBusError) -> ClientRegistry.Activity {
