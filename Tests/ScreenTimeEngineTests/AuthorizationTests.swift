@@ -12,6 +12,23 @@ import Testing
         #expect(center.authorizationStatus == .denied)
     }
 
+    /// A `switch` over Apple's cases, as code written for Apple's framework has: it compiles only while every case is
+    /// there, and each says what went wrong in its own words.
+    @Test func everyCaseOfApplesErrorIsThereAndSaysWhatWentWrong() {
+        func handled(_ error: FamilyControlsError) -> String {
+            switch error {
+            case .restricted, .unavailable, .invalidAccountType, .invalidArgument, .authorizationConflict,
+                .authorizationCanceled, .networkError, .authenticationMethodUnavailable, .unauthorized:
+                error.description
+            }
+        }
+        let all: [FamilyControlsError] = [
+            .restricted, .unavailable, .invalidAccountType, .invalidArgument, .authorizationConflict,
+            .authorizationCanceled, .networkError, .authenticationMethodUnavailable, .unauthorized,
+        ]
+        #expect(Set(all.map(handled)).count == all.count)
+    }
+
     @Test func aChildNeedsAGuardian() async {
         let alone = AuthorizationCenter(connection: InProcessAuthorization())
         await #expect(throws: FamilyControlsError.restricted) { try await alone.requestAuthorization(for: .child) }
