@@ -57,19 +57,11 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
     /// Sets each setting that differs between `old` and `new` on its own (`Settings1.SetSetting`): the daemon changes
     /// that one and keeps the store's others, whoever set them since `old` was read.
     public func updateSettings(of store: SettingsStoreName, from old: ShieldSettings, to new: ShieldSettings) {
-        func change<Value: Encodable & Equatable>(_ key: String, _ old: Value?, _ new: Value?)
-            throws(ScreenTimeBusError)
-        {
-            guard old != new else { return }
-            let json = try new.map { value throws(ScreenTimeBusError) in try BusJSON.encode(value) } ?? ""
-            _ = try connection.call(.settings, "SetSetting", [.string(store.rawValue), .string(key), .string(json)])
-        }
         do {
-            try change("applications", old.applications, new.applications)
-            try change("applicationCategories", old.applicationCategories, new.applicationCategories)
-            try change("webDomains", old.webDomains, new.webDomains)
-            try change("webDomainCategories", old.webDomainCategories, new.webDomainCategories)
-            try change("blockedApplications", old.blockedApplications, new.blockedApplications)
+            for change in try ShieldSettings.changedSettings(from: old, to: new) {
+                _ = try connection.call(
+                    .settings, "SetSetting", [.string(store.rawValue), .string(change.key), .string(change.json)])
+            }
             _ = unread.withLock { $0.remove(store) }
         } catch {
             failure.withLock { $0 = error }

@@ -41,11 +41,11 @@ extension Daemon {
             try setSettings(settings, of: store, for: client, at: now)
         case .setSetting(let store, let key, let json):
             var settings = clients.stores[client]?[store] ?? ShieldSettings()
-            try Self.set(key, json: json, of: &settings)
+            try settings.setSetting(key, json: json)
             try setSettings(settings, of: store, for: client, at: now)
         case .clearSetting(let store, let key):
             var settings = clients.stores[client]?[store] ?? ShieldSettings()
-            try Self.set(key, json: "", of: &settings)
+            try settings.setSetting(key, json: "")
             try setSettings(settings, of: store, for: client, at: now)
         case .clearAllSettings:
             for store in clients.stores[client, default: [:]].keys {
@@ -65,28 +65,6 @@ extension Daemon {
             throw ScreenTimeBusError(.invalidArgument, "\(request) is not a client's request")
         }
         return .nothing
-    }
-
-    /// Sets the setting `key` of `settings` to the value `json` holds (`ShieldSettings`' own JSON for that field);
-    /// clears it when `json` is empty.
-    static func set(_ key: String, json: String, of settings: inout ShieldSettings) throws(ScreenTimeBusError) {
-        func value<Value: Decodable>(_ type: Value.Type) throws(ScreenTimeBusError) -> Value? {
-            json.isEmpty ? nil : try BusJSON.decode(Value.self, from: json)
-        }
-        switch key {
-        case "applications": settings.applications = try value(Set<ApplicationToken>.self)
-        case "applicationCategories":
-            settings.applicationCategories = try value(ActivityCategoryPolicy<ApplicationToken>.self)
-        case "webDomains": settings.webDomains = try value(Set<WebDomainToken>.self)
-        case "webDomainCategories":
-            settings.webDomainCategories = try value(ActivityCategoryPolicy<WebDomainToken>.self)
-        case "blockedApplications": settings.blockedApplications = try value(Set<ApplicationToken>.self)
-        default:
-            throw ScreenTimeBusError(
-                .invalidArgument,
-                "unknown setting \"\(key)\": use applications, applicationCategories, webDomains, "
-                    + "webDomainCategories or blockedApplications")
-        }
     }
 
     private func activity(_ name: String, of client: BusClient) throws(ScreenTimeBusError) -> ClientRegistry.Activity {
@@ -167,13 +145,18 @@ extension Daemon {
         guard case .intervalDidEnd(let name) = action, runtime.engine.registration(of: name) == nil,
             let (client, activity) = BusClient.parse(name), clients.activities[client]?[activity] != nil
         else { return }
+        forgetFinished(activity, of: client)
+    }
+
+    /// Forgets `client`'s finished `activity`, here and in the ledger; when the ledger can't be written, the next
+    /// start forgets it (`restoreClients`: its one interval has ended).
+    private func forgetFinished(_ activity: String, of client: BusClient) {
         clients.activities[client]?[activity] = nil
         do {
             try ledger {
                 try $0.deleteClientValues(user: client.user, client: client.app, kind: .activity, names: [activity])
             }
         } catch {
-            // The next start forgets it (`restoreClients`: its one interval has ended).
             logger.warning(
                 "cannot forget a finished activity in the usage store",
                 metadata: ["client": "\(client)", "activity": "\(activity)", "error": "\(error)"])
@@ -291,10 +274,7 @@ extension Daemon {
                 {
                     // Its one interval ended while the daemon was away (or the engine dropped it without a callback,
                     // the interval jumped over): over, as it would have been here.
-                    _ = try? storeWriter.withDatabase {
-                        try $0.deleteClientValues(
-                            user: client.user, client: client.app, kind: .activity, names: [record.name])
-                    }
+                    forgetFinished(record.name, of: client)
                     continue
                 }
                 clients.activities[client, default: [:]][record.name] = ClientRegistry.Activity(
