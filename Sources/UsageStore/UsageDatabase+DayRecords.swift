@@ -125,8 +125,8 @@ extension UsageDatabase {
     }
 
     /// How many notifications each app sent `user` from `start` (inclusive) to `end` (exclusive), by token.
-    public func appNotificationCounts(for user: UserID, from start: Date, to end: Date) throws -> [ApplicationToken:
-        Int]
+    public func appNotificationCounts(for user: UserID, from start: Date, to end: Date) throws
+        -> [ApplicationToken: Int]
     {
         let rows = try writer.read { db in
             try Row.fetchAll(

@@ -421,7 +421,7 @@ public final class ProcessTable {
         // The command line matters only for interpreters (their script is the program), the dynamic loader (its
         // program) and when the executable can't be read; skipping it elsewhere saves a third of a cold scan.
         var arguments: [String] = []
-        if executable.map({ ProgramResolver.isInterpreter(baseName($0)) || AppResolver.isDynamicLoader(baseName($0)) })
+        if executable.map(baseName).map({ ProgramResolver.isInterpreter($0) || AppResolver.isDynamicLoader($0) })
             ?? true,
             let count = (directory + "/cmdline").withCString({ FileSystem.read($0, into: &buffer) }), count > 0
         {

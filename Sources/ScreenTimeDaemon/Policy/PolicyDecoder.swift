@@ -100,15 +100,14 @@ struct PolicyDecoder {
                 if start.value == end.value {
                     log.add("`end` equals `start`: the limit's window would be empty", at: end.position)
                 } else if let daily {
-                    // Valid (a day's figure may stand for "no limit that day"), but never reached.
+                    // Valid (a day's figure may stand for "no limit that day"), but never reached: the first such
+                    // figure of the file is named.
                     let length = Self.length(from: start.value, to: end.value)
-                    for (_, allowed) in daily.sorted(by: { $0.value.position < $1.value.position })
-                    where allowed.value > length {
+                    if let allowed = daily.values.filter({ $0.value > length }).min(by: { $0.position < $1.position }) {
                         log.warn(
                             "`daily` (\(DurationText.format(allowed.value))) is longer than the window from "
                                 + "\(start.value) to \(end.value) (\(DurationText.format(length))): it is never reached",
                             at: allowed.position)
-                        break
                     }
                 }
                 window = (start.value, end.value)
