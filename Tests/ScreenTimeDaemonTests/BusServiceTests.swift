@@ -205,6 +205,44 @@ extension BusServiceTests {
             "\(thirdApp.output)")
     }
 
+    @Test func aCallMadeWhileTheLedgerIsStillOpeningWaitsForItInsteadOfBeingRefused() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        // The ledger locked by another process (a backup, a report being read) as the daemon starts: its first
+        // opening waits for the lock, while the daemon is already on the bus.
+        let ledger = directory.path + "/usage.sqlite"
+        let holder = try TestChild(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import sqlite3, sys, time
+                db = sqlite3.connect(sys.argv[1], isolation_level=None)
+                db.execute("CREATE TABLE kept(x)")
+                db.execute("BEGIN EXCLUSIVE")
+                print("locked", flush=True)
+                time.sleep(3)
+                db.execute("COMMIT")
+                """,
+                ledger,
+            ], standardOutput: directory.path + "/holder.out")
+        defer { holder.kill() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? String(contentsOfFile: directory.path + "/holder.out", encoding: .utf8)) != "locked\n",
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let running = try await RunningDaemon(address: bus.address, directory: directory.path)
+        let opened = running.daemon.storeWriter.health.isOpen
+        let busctl = "busctl --address='\(bus.address)' call \(Self.name) \(Self.path)"
+        let authorized = try CommandResult(
+            "\(busctl) org.screentime.Authorization1 RequestAuthorization s individual", in: directory)
+        await running.stop()
+        #expect(!opened, "the ledger was open before the call: the lock did not hold it")
+        #expect(authorized.status == 0 && authorized.output.contains("approved"), "\(authorized.output)")
+    }
+
     @Test func callbacksAndShieldChangesAreSignalled() async throws {
         let bus = try PrivateSessionBus()
         let directory = try ScratchDirectory()

@@ -68,7 +68,7 @@ struct CommandResult {
     /// Runs `command` with `/bin/sh -c`, waits for it and reads what it wrote.
     init(_ command: String, in directory: ScratchDirectory) throws {
         let file = directory.path + "/command-\(UUID().uuidString).out"
-        let child = try TestChild("/bin/sh", ["-c", command + " 2>&1"], standardOutput: file)
+        let child = try TestChild("/bin/sh", ["-c", "{ \(command); } 2>&1"], standardOutput: file)
         let wait = child.wait()
         status = (wait >> 8) & 0xff
         output = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""

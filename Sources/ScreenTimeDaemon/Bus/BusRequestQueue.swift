@@ -42,6 +42,11 @@ public final class BusRequestQueue: Sendable {
     /// Queues `request` from `caller` for the loop, and wakes the loop. `completion` runs on the loop's thread.
     public func submit(_ request: BusRequest, from caller: CallerProcess, completion: @escaping Completion) {
         pending.withLock { $0.append(Pending(request: request, caller: caller, completion: completion)) }
+        wakeLoop()
+    }
+
+    /// Wakes the loop (if attached) to answer what is queued: when something it waited for has come.
+    public func wakeLoop() {
         loopWakeup.withLock { $0?.signal() }
     }
 

@@ -103,7 +103,7 @@ public final class Daemon {
         collector = Collector(configuration: configuration, tokenizer: tokenizer)
         storeWriter = StoreWriter(
             databasePath: settings.databasePath, snapshotFile: SnapshotFile(path: settings.snapshotPath),
-            bootID: BootID.current ?? "unknown", logger: logger)
+            bootID: BootID.current ?? "unknown", logger: logger, firstOpenAttempted: { busRequests.wakeLoop() })
         let freezer = try? Freezer()
         enforcer = Enforcer(
             stateFile: StateFile(path: .init(settings.enforcementStatePath)), freezer: freezer,

@@ -40,6 +40,8 @@ public final class StoreWriter: Service, Sendable {
     public struct Health: Sendable, Equatable {
         /// Whether the ledger is open.
         public var isOpen = false
+        /// Whether the first attempt to open the ledger has ended, opened or not.
+        public var openAttempted = false
         /// The last failure to open or write, until a write succeeds.
         public var fault: String?
         /// Rows waiting to be written.
@@ -71,15 +73,21 @@ public final class StoreWriter: Service, Sendable {
     private let batches: AsyncStream<Batch>
     private let continuation: AsyncStream<Batch>.Continuation
     private let logger: Logger
+    private let firstOpenAttempted: @Sendable () -> Void
     /// How long to wait before trying again to open a ledger that could not be opened.
     static let reopenInterval: Duration = .seconds(5)
 
     /// A writer for the ledger at `databasePath` and the snapshot file `snapshotFile`; nothing is opened yet.
-    public init(databasePath: String, snapshotFile: SnapshotFile, bootID: String, logger: Logger) {
+    /// `firstOpenAttempted` runs once the first attempt to open the ledger has ended (`health.openAttempted`).
+    public init(
+        databasePath: String, snapshotFile: SnapshotFile, bootID: String, logger: Logger,
+        firstOpenAttempted: @escaping @Sendable () -> Void = {}
+    ) {
         self.databasePath = databasePath
         self.snapshotFile = snapshotFile
         self.state = Mutex(State(recorder: UsageRecorder(database: nil, bootID: bootID)))
         self.logger = logger
+        self.firstOpenAttempted = firstOpenAttempted
         (batches, continuation) = AsyncStream.makeStream()
     }
 
@@ -105,8 +113,10 @@ public final class StoreWriter: Service, Sendable {
     public func run() async {
         state.withLock { state in
             openIfDue(&state)
+            state.health.openAttempted = true
             publish(state)
         }
+        firstOpenAttempted()
         for await batch in batches { write(batch) }
         try? await gracefulShutdown()
     }
