@@ -74,10 +74,15 @@ public final class DaemonManagedSettings: ManagedSettingsConnection {
         setSettings(nil, of: store)
     }
 
-    /// The names of this app's stores that hold settings.
-    public func storeNames() throws(ScreenTimeBusError) -> [SettingsStoreName] {
-        guard case .array(_, let names)? = try connection.call(.settings, "Stores").first else { return [] }
-        return names.compactMap(\.stringValue).map(SettingsStoreName.init)
+    /// The names of this app's stores that hold settings; empty when the daemon can't be asked (see `lastError`).
+    public func storeNames() -> Set<SettingsStoreName> {
+        do {
+            guard case .array(_, let names)? = try connection.call(.settings, "Stores").first else { return [] }
+            return Set(names.compactMap(\.stringValue).map(SettingsStoreName.init))
+        } catch {
+            failure.withLock { $0 = error }
+            return []
+        }
     }
 
     /// Clears every store of this app (other apps' stores keep theirs).

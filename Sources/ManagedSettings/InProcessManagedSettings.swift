@@ -15,8 +15,10 @@ public final class InProcessManagedSettings: ManagedSettingsConnection {
     }
 
     public func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName) {
-        stores.withLock { $0[store] = settings }
+        stores.withLock { $0[store] = settings.flatMap { $0.isEmpty ? nil : $0 } }
     }
+
+    public func storeNames() -> Set<SettingsStoreName> { stores.withLock { Set($0.keys) } }
 
     /// Every store's settings, by name.
     public var allSettings: [SettingsStoreName: ShieldSettings] { stores.withLock { $0 } }

@@ -62,6 +62,27 @@ public final class ManagedSettingsStore: Sendable {
 
     /// Clears every setting of this store (other stores keep theirs).
     public func clearAllSettings() { connection.clearSettings(of: name) }
+
+    /// Deletes this store: its settings are cleared and it is no longer one of the app's `stores` (nor counted
+    /// against the stores an app may hold). Setting it again makes it anew.
+    public func deleteStore() { connection.clearSettings(of: name) }
+
+    /// The names of this app's stores that hold settings; empty when the daemon can't be asked
+    /// (`DaemonManagedSettings.shared.lastError` says why).
+    public static var stores: Set<Name> { stores(in: DaemonManagedSettings.shared) }
+
+    /// The names of the stores `connection` keeps for this app.
+    public static func stores(in connection: any ManagedSettingsConnection) -> Set<Name> { connection.storeNames() }
+
+    /// Deletes the stores of this app named in `storeNames` that exist (`deleteStore()`); other stores keep theirs.
+    public static func deleteStores(_ storeNames: Set<Name>) {
+        deleteStores(storeNames, in: DaemonManagedSettings.shared)
+    }
+
+    /// Deletes the stores named in `storeNames` that `connection` keeps for this app.
+    public static func deleteStores(_ storeNames: Set<Name>, in connection: any ManagedSettingsConnection) {
+        for name in storeNames { connection.clearSettings(of: name) }
+    }
 }
 
 /// Where settings stores live: the daemon (over D-Bus) or this process.
@@ -70,8 +91,10 @@ public protocol ManagedSettingsConnection: Sendable {
     func settings(of store: SettingsStoreName) -> ShieldSettings?
     /// Replaces a store's settings; `nil` clears it.
     func setSettings(_ settings: ShieldSettings?, of store: SettingsStoreName)
-    /// Clears a store, whatever it holds (`clearAllSettings()`).
+    /// Clears a store, whatever it holds (`clearAllSettings()`): a clear store is not kept.
     func clearSettings(of store: SettingsStoreName)
+    /// The names of the stores that hold settings.
+    func storeNames() -> Set<SettingsStoreName>
     /// Sets each setting that differs between `old` and `new` (what a caller read and made of it) to its value in
     /// `new`, alone: the store's other settings stay as they are, also those set since `old` was read.
     func updateSettings(of store: SettingsStoreName, from old: ShieldSettings, to new: ShieldSettings)

@@ -365,20 +365,10 @@ extension BusServiceTests {
         #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.dateInterval.end == $1.dateInterval.start })
     }
 
-    /// Asks for authorization as an app does. Clients are answered once the daemon's ledger is open, a moment after
-    /// its start on a busy machine: asked again meanwhile, as a client would.
+    /// Asks for authorization as an app does.
     static func authorize(_ connection: DaemonConnection) async throws {
-        let center = AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
-        var authorized = false
-        for _ in 0..<300 where !authorized {
-            do {
-                try await center.requestAuthorization(for: .individual)
-                authorized = true
-            } catch {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-        }
-        try #require(authorized)
+        try await AuthorizationCenter(connection: DaemonAuthorization(connection: connection))
+            .requestAuthorization(for: .individual)
     }
 
     @Test func anActivityThatDoesNotRepeatIsForgottenOnceItsIntervalEndsAlsoWhileTheDaemonIsAway() async throws {
@@ -503,6 +493,38 @@ extension BusServiceTests {
         let kept = store.shield
         await restarted.stop()
         #expect(kept.applications == [] && kept.applicationCategories == .specific([category]))
+    }
+
+    @Test func anAppListsItsStoresAndDeletesThemToMakeRoomForOthers() async throws {
+        let bus = try PrivateSessionBus()
+        let directory = try ScratchDirectory()
+        let connection = DaemonConnection(.address(bus.address))
+        let settings = DaemonManagedSettings(connection: connection)
+        let running = try await RunningDaemon(
+            address: bus.address, directory: directory.path,
+            limits: ClientLimits(
+                maximumStores: 2, maximumJSONBytes: 1000, maximumStoresPerUser: 10, maximumAppsPerUser: 2))
+        try await Self.authorize(connection)
+        let game = ApplicationToken(rawValue: "game")
+        func store(_ name: String) -> ManagedSettingsStore {
+            ManagedSettingsStore(named: .init(name), connection: settings)
+        }
+        store("focus").shield.applications = [game]
+        store("sleep").shield.applications = [game]
+        let both = ManagedSettingsStore.stores(in: settings)
+        store("homework").shield.applications = [game]
+        let refused = settings.lastError
+        store("focus").deleteStore()
+        store("homework").shield.applications = [game]
+        let afterDeleting = ManagedSettingsStore.stores(in: settings)
+        ManagedSettingsStore.deleteStores([.init("sleep"), .init("homework"), .init("never")], in: settings)
+        let afterDeletingAll = ManagedSettingsStore.stores(in: settings)
+        await running.stop()
+        #expect(both == [.init("focus"), .init("sleep")])
+        #expect(refused?.message.contains("at most 2 settings stores") == true, "\(String(describing: refused))")
+        #expect(afterDeleting == [.init("sleep"), .init("homework")])
+        #expect(afterDeletingAll.isEmpty)
+        #expect(running.daemon.clients.stores.values.allSatisfy { $0.isEmpty })
     }
 
     @Test func twoProcessesSettingTwoSettingsOfOneStoreLoseNeither() async throws {

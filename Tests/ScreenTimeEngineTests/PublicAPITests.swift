@@ -121,6 +121,20 @@ final class RecordingMonitor: DeviceActivityMonitor {
         #expect(ManagedSettingsStore().name == .default)
     }
 
+    @Test func storesAreListedAndDeletedByName() {
+        let settings = InProcessManagedSettings()
+        for name in ["gaming", "social", "focus"] {
+            ManagedSettingsStore(named: .init(name), connection: settings).shield.applications =
+                selection.applicationTokens
+        }
+        ManagedSettingsStore(named: .init("empty"), connection: settings).shield.applications = []
+        #expect(ManagedSettingsStore.stores(in: settings) == [.gaming, .social, .init("focus")])
+        ManagedSettingsStore(named: .gaming, connection: settings).deleteStore()
+        #expect(ManagedSettingsStore.stores(in: settings) == [.social, .init("focus")])
+        ManagedSettingsStore.deleteStores([.social, .init("never")], in: settings)
+        #expect(ManagedSettingsStore.stores(in: settings) == [.init("focus")])
+    }
+
     @Test func selectionsAndShieldTypesAreCodable() throws {
         let data = try JSONEncoder().encode(selection)
         #expect(try JSONDecoder().decode(FamilyActivitySelection.self, from: data) == selection)
