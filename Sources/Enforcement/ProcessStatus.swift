@@ -22,7 +22,12 @@ public struct ProcessStatus: Hashable, Sendable {
 
     /// Reads `/proc/PID/stat`; nil when the process does not exist (any more).
     public static func read(_ pid: ProcessID, procRoot: FilePath = "/proc") -> ProcessStatus? {
-        guard let text = try? TextFile.read(procRoot.appending("\(pid.rawValue)/stat")) else { return nil }
+        read(procRoot.appending("\(pid.rawValue)/stat"))
+    }
+
+    /// Reads a `stat` file of `/proc` (a process's, or a thread's `task/TID/stat`); nil when it is gone.
+    static func read(_ file: FilePath) -> ProcessStatus? {
+        guard let text = try? TextFile.read(file) else { return nil }
         return ProcessStatus(statLine: text)
     }
 }

@@ -9,6 +9,8 @@ import SystemPackage
 /// to its process: once that one has exited, reading fails, even if the pid was reused.
 ///
 /// A `SIGCONT` wakes every thread of the process, the main thread among them, so a resumed process is never missed.
+/// A process whose main thread has exited while others run on (`pthread_exit` in `main`: the main thread's state is
+/// `Z` and its run time stands still) is watched through a thread that runs.
 /// Stopping a process makes it run briefly (it takes the signal), so after each stop the next look takes a new
 /// baseline, confirmed by the state letter of `stat`, instead of counting that as a resume.
 final class RunTimeWatch {
@@ -44,9 +46,16 @@ final class RunTimeWatch {
             watched[process] = entry
             return true
         }
-        guard let status = ProcessStatus.read(process.pid, procRoot: procRoot), status.startTime == process.startTime
+        guard var status = ProcessStatus.read(process.pid, procRoot: procRoot), status.startTime == process.startTime
         else { return false }
-        let path = procRoot.appending("\(process.pid.rawValue)/schedstat")
+        var folder = procRoot.appending("\(process.pid.rawValue)")
+        if status.state == "Z", let thread = runningThread(of: process.pid),
+            let threadStatus = ProcessStatus.read(folder.appending("task/\(thread)/stat"))
+        {
+            folder = folder.appending("task/\(thread)")
+            status = threadStatus
+        }
+        let path = folder.appending("schedstat")
         if let descriptor = try? FileDescriptor.open(path, .readOnly, options: .closeOnExec) {
             if let runTime = runTime(descriptor) {
                 watched[process] = Watched(descriptor: descriptor, runTime: runTime)
@@ -71,6 +80,19 @@ final class RunTimeWatch {
 
     private func forget(_ process: ProcessIdentity) {
         if let entry = watched.removeValue(forKey: process) { try? entry.descriptor.close() }
+    }
+
+    /// A thread of `pid` other than its main thread, if one runs.
+    private func runningThread(of pid: ProcessID) -> Int32? {
+        guard let directory = opendir(procRoot.appending("\(pid.rawValue)/task").string) else { return nil }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let thread = Int32(name), thread != pid.rawValue { return thread }
+        }
+        return nil
     }
 
     private func runTime(_ descriptor: FileDescriptor) -> UInt64? {

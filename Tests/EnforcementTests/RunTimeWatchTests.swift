@@ -30,6 +30,35 @@ extension KernelTests {
             #expect(!watch.hasRun(sleeper))
         }
 
+        @Test func aProcessWhoseMainThreadExitedIsWatchedThroughAThreadThatRuns() throws {
+            let processes = TestProcesses()
+            defer { processes.stopAll() }
+            var template = Array("/tmp/screentime-leaderless-XXXXXX".utf8CString)
+            let directory = String(cString: try #require(mkdtemp(&template)))
+            defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../Fixtures/leaderless.c").standardized.path
+            let compiler = try processes.spawn(["/usr/bin/gcc", "-O1", "-pthread", "-o", directory + "/game", source])
+            try #require(eventually(within: .seconds(60)) { processes.reapIfExited(compiler) }, "gcc did not finish")
+            let game = try processes.spawn([directory + "/game"])
+            // Its main thread exits after 0.3 s; the other runs on (in `pause()`).
+            #expect(eventually { schedulerState(game) == "Z" })
+            let thread = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: "/proc/\(game.pid.rawValue)/task")
+                    .compactMap(Int32.init).first { $0 != game.pid.rawValue })
+            func threadState() -> Character? {
+                ProcessStatus.read(FilePath("/proc/\(game.pid.rawValue)/task/\(thread)/stat"))?.state
+            }
+            Glibc.kill(game.pid.rawValue, SIGSTOP)
+            #expect(eventually { threadState() == "T" })
+            let watch = RunTimeWatch()
+            #expect(!watch.hasRun(game))  // first look: stopped now
+            #expect(!watch.hasRun(game))
+            Glibc.kill(game.pid.rawValue, SIGCONT)
+            #expect(eventually { threadState() != "T" })
+            #expect(eventually { watch.hasRun(game) }, "a resume of its running thread was missed")
+        }
+
         /// Uninterruptible sleep can't be had on demand: a procfs of two files stands in for it.
         @Test func aProcessInUninterruptibleSleepHasNotRunUntilItsRunTimeGrows() throws {
             var template = Array("/tmp/screentime-proc-XXXXXX".utf8CString)

@@ -160,7 +160,7 @@ extension AppIdentityOfRealProcesses {
     }
 
     /// Runs `argv` to its end; whether it exited 0.
-    private func run(_ argv: [String]) throws -> Bool {
+    func run(_ argv: [String]) throws -> Bool {
         let pid = try spawn(argv)
         var status: Int32 = 0
         waitpid(pid, &status, 0)

@@ -96,7 +96,7 @@ public struct AppResolver: Sendable {
     /// The metadata of the file `program` names as the process sees it: its executable (`/proc/PID/exe`) or its
     /// script, looked up in its root.
     private func runningFile(_ program: (path: String, isScript: Bool), _ entry: ProcessEntry) -> stat? {
-        let process = "\(procRoot)/\(entry.pid.rawValue)"
+        let process = entry.folder(in: procRoot)
         if program.isScript || entry.executable != program.path {
             return FileSystem.status(program.path, inRoot: process + "/root")
         }
@@ -131,7 +131,7 @@ public struct AppResolver: Sendable {
             let script = ProgramResolver.script(arguments: entry.arguments)
         {
             if script.hasPrefix("/") { return (FileSystem.realPath(script) ?? script, true) }
-            if script.contains("/"), let cwd = FileSystem.readLink("\(procRoot)/\(entry.pid.rawValue)/cwd") {
+            if script.contains("/"), let cwd = FileSystem.readLink(entry.folder(in: procRoot) + "/cwd") {
                 let joined = cwd + "/" + script
                 return (FileSystem.realPath(joined) ?? joined, true)
             }
@@ -146,7 +146,7 @@ public struct AppResolver: Sendable {
     /// into a sandbox of their own (`bwrap --ro-bind info /.flatpak-info …`), or install a flatpak of their own under
     /// any name. The name then holds only for what the system's installation of that app runs (`FlatpakInstance`).
     func flatpakApplication(of entry: ProcessEntry) -> AppID? {
-        let root = "\(procRoot)/\(entry.pid.rawValue)/root"
+        let root = entry.folder(in: procRoot) + "/root"
         // The user's sandbox may hold a FIFO, a device or a huge file there, or a link into this process's root.
         guard let text = FileSystem.readText("/.flatpak-info", inRoot: root) else { return nil }
         let instance = FlatpakInstance(info: text)
@@ -155,7 +155,7 @@ public struct AppResolver: Sendable {
             guard let executable = entry.executable,
                 instance.runsSystemInstallation(
                     executable: executable, script: program(of: entry).flatMap { $0.isScript ? $0.path : nil },
-                    processRoot: root, processExecutable: "\(procRoot)/\(entry.pid.rawValue)/exe")
+                    processRoot: root, processExecutable: entry.folder(in: procRoot) + "/exe")
             else { return nil }
         }
         return AppID(name)
@@ -278,7 +278,7 @@ extension AppResolver {
     /// can't be read or the loader has mapped nothing yet: read between its `exec` and its mapping of the program
     /// (which a program on a slow file system can make last), the process is the loader until it has.
     func loadedProgram(of entry: ProcessEntry, loader: String) -> MappedFile? {
-        guard let maps = FileSystem.readBytes("\(procRoot)/\(entry.pid.rawValue)/maps") else { return nil }
+        guard let maps = FileSystem.readBytes(entry.folder(in: procRoot) + "/maps") else { return nil }
         let loaderPath = FileSystem.realPath(loader) ?? loader
         var mapped: [MappedFile] = []
         var belowLoader: MappedFile?
@@ -298,7 +298,7 @@ extension AppResolver {
         if let named = arguments.first {
             let path =
                 named.hasPrefix("/")
-                ? named : (FileSystem.readLink("\(procRoot)/\(entry.pid.rawValue)/cwd") ?? "") + "/" + named
+                ? named : (FileSystem.readLink(entry.folder(in: procRoot) + "/cwd") ?? "") + "/" + named
             let real = FileSystem.realPath(path) ?? path
             if let file = mapped.first(where: { $0.path == real }) { return file }
         }

@@ -58,7 +58,7 @@ final class ProgramContents {
     /// The SHA-256 of the program the process runs: its executable, or the program the dynamic loader loaded. Nil
     /// when it can't be read, or the loader has loaded none yet.
     private func digest(of entry: ProcessEntry, executable: String) -> [UInt8]? {
-        let process = "\(procRoot)/\(entry.pid.rawValue)"
+        let process = entry.folder(in: procRoot)
         guard AppResolver.isDynamicLoader(baseName(executable)) else {
             return digest(of: open(process + "/exe", O_RDONLY | O_CLOEXEC))
         }

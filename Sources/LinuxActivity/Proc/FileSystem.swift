@@ -66,9 +66,18 @@ enum FileSystem {
 
     /// The target of a symbolic link, or nil. The corresponding C function is `readlink(2)`.
     static func readLink(_ path: String) -> String? {
+        var failure: Int32 = 0
+        return readLink(path, failure: &failure)
+    }
+
+    /// The target of a symbolic link, or nil with `readlink(2)`'s `errno` in `failure`.
+    static func readLink(_ path: String, failure: inout Int32) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = Glibc.readlink(path, &buffer, buffer.count - 1)
-        guard count >= 0 else { return nil }
+        guard count >= 0 else {
+            failure = errno
+            return nil
+        }
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

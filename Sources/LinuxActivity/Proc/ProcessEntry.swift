@@ -13,6 +13,9 @@ public struct ProcessEntry: Sendable {
     public var runsAsSubordinateID = false
     /// The resolved executable (`/proc/PID/exe`), nil for kernel threads or when not permitted.
     public var executable: String?
+    /// The thread whose `/proc` folder the program was read from when the process's main thread had exited while
+    /// others ran on (its own `exe`, `cmdline`, `root` and `cwd` then read as nothing); nil: the process's own.
+    public var thread: Int32? = nil
     /// `/proc/PID/cmdline` split at NULs, at first sight; read only for interpreters, the dynamic loader and
     /// when `executable` is nil.
     public var arguments: [String]
@@ -25,6 +28,10 @@ public struct ProcessEntry: Sendable {
     var eventGaps: UInt32
 
     public var pid: ProcessID { stat.pid }
+    /// The folder under `procRoot` to read the process's program, root and working directory from.
+    public func folder(in procRoot: String) -> String {
+        thread.map { "\(procRoot)/\(pid.rawValue)/task/\($0)" } ?? "\(procRoot)/\(pid.rawValue)"
+    }
     public var identity: ProcessIdentity { stat.identity }
     /// Kernel threads have no executable and descend from `kthreadd` (pid 2).
     public var isKernelThread: Bool { stat.pid.rawValue == 2 || stat.parent.rawValue == 2 }

@@ -16,6 +16,9 @@ public struct ProcessStat: Hashable, Sendable {
     public var terminal: UInt32
     /// The foreground process group of the controlling terminal (`tpgid`), or -1.
     public var terminalForegroundGroup: Int32
+    /// How many threads the process has (`num_threads`, field 20), counting a main thread that has exited while
+    /// others run on.
+    public var threadCount: Int32
     /// Start time in clock ticks after boot (field 22).
     public var startTime: UInt64
 
@@ -44,10 +47,10 @@ public struct ProcessStat: Hashable, Sendable {
         else { return nil }
         self.pid = ProcessID(pid)
         command = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
-        (state, parent, processGroup, session, terminal, terminalForegroundGroup, startTime) =
-            (" ", ProcessID(0), 0, 0, 0, 0, 0)
+        (state, parent, processGroup, session, terminal, terminalForegroundGroup, threadCount, startTime) =
+            (" ", ProcessID(0), 0, 0, 0, 0, 0, 0)
         // Fields after comm, numbered from 3 (state) as in proc(5): 3 state, 4 ppid, 5 pgrp, 6 session, 7 tty_nr,
-        // 8 tpgid, 22 starttime.
+        // 8 tpgid, 20 num_threads, 22 starttime.
         var index = close + 1
         var number = 2
         while number < 22 {
@@ -61,13 +64,14 @@ public struct ProcessStat: Hashable, Sendable {
             case 3:
                 guard field.count == 1 else { return nil }
                 state = Character(Unicode.Scalar(field[start]))
-            case 4, 5, 6, 8:
+            case 4, 5, 6, 8, 20:
                 guard let value = Int32(parsingDecimal: field) else { return nil }
                 switch number {
                 case 4: parent = ProcessID(value)
                 case 5: processGroup = value
                 case 6: session = value
-                default: terminalForegroundGroup = value
+                case 8: terminalForegroundGroup = value
+                default: threadCount = value
                 }
             case 7:
                 guard let value = Int64(parsingDecimal: field) else { return nil }
@@ -105,7 +109,8 @@ extension FixedWidthInteger {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
             let digit = Self(byte - UInt8(ascii: "0"))
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            let (sum, overflow2) =
+                negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
             guard !overflow1, !overflow2 else { return nil }
             value = sum
             sawDigit = true

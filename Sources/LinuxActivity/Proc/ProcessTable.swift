@@ -55,6 +55,7 @@ public final class ProcessTable {
             readAgainIfExecuted(justAdded.filter { !interpreters.contains($0) } + interpreters, into: &changes)
         }
         if !unloaded.isEmpty { readAgain(Array(unloaded), into: &changes) { self.loadsProgram($0) } }
+        if !leaderless.isEmpty { forgetExitedLeaderless(into: &changes) }
         let fresh = refreshSources()
         changes.added += fresh.added
         changes.removed += fresh.removed
@@ -75,6 +76,27 @@ public final class ProcessTable {
     /// system (one the user serves through FUSE) can make last. They are read again at every refresh until they
     /// have, so that they are known by their program rather than as the loader.
     private var unloaded: Set<ProcessID> = []
+    /// The processes whose main thread has exited while other threads run on (`pthread_exit` in `main`). The kernel
+    /// reports the main thread's exit as the process's, and nothing when the last thread ends: with events, each is
+    /// looked at every refresh until it has exited.
+    private var leaderless: Set<ProcessID> = []
+
+    /// Whether the process `known` was, whose main thread the kernel reports as exited, runs on in other threads.
+    private func runsOnWithoutItsMainThread(_ known: ProcessEntry) -> Bool {
+        guard let stat = readStat(of: known.pid) else { return false }
+        return stat.startTime == known.stat.startTime && stat.state == "Z" && stat.threadCount > 1
+    }
+
+    /// Forgets the processes of `leaderless` whose last thread has ended.
+    private func forgetExitedLeaderless(into changes: inout Changes) {
+        for pid in leaderless {
+            guard let known = entries[pid] else {
+                leaderless.remove(pid)
+                continue
+            }
+            if !runsOnWithoutItsMainThread(known), let entry = remove(pid) { changes.removed.append(entry) }
+        }
+    }
 
     /// Reads again each of `pids` that runs another executable than when it was read (or has exited).
     private func readAgainIfExecuted(_ pids: [ProcessID], into changes: inout Changes) {
@@ -137,7 +159,11 @@ public final class ProcessTable {
                     break
                 case .exit(let pid):
                     pending.remove(pid)
-                    if let entry = remove(pid) { changes.removed.append(entry) }
+                    if let known = entries[pid], runsOnWithoutItsMainThread(known) {
+                        leaderless.insert(pid)
+                    } else if let entry = remove(pid) {
+                        changes.removed.append(entry)
+                    }
                 }
             }
             var fresh: [ProcessEntry] = []
@@ -383,6 +409,7 @@ public final class ProcessTable {
         } else {
             unloaded.remove(entry.pid)
         }
+        if entry.stat.state == "Z", entry.stat.threadCount > 1 { leaderless.insert(entry.pid) }
     }
 
     /// Whether the process, which runs the dynamic loader, maps the program it loads.
@@ -397,6 +424,7 @@ public final class ProcessTable {
         guard let entry = entries.removeValue(forKey: pid) else { return nil }
         interpreters.remove(pid)
         unloaded.remove(pid)
+        leaderless.remove(pid)
         changeCount &+= 1
         processIDsByUser[entry.user]?.remove(pid)
         if processIDsByUser[entry.user]?.isEmpty == true { processIDsByUser[entry.user] = nil }
@@ -417,13 +445,15 @@ public final class ProcessTable {
         }
         let uid = UserID(status.st_uid)
         let user = sessionUsers.contains(uid) ? uid : ProcessOwner.user(ofProcessIn: directory, runningAs: uid)
-        let executable = Self.executable(procRoot: procRoot, pid: pid)
+        let program = Self.program(procRoot: procRoot, pid: pid)
+        let executable = program?.executable
+        let programFolder = program?.thread.map { directory + "/task/\($0)" } ?? directory
         // The command line matters only for interpreters (their script is the program), the dynamic loader (its
         // program) and when the executable can't be read; skipping it elsewhere saves a third of a cold scan.
         var arguments: [String] = []
         if executable.map(baseName).map({ ProgramResolver.isInterpreter($0) || AppResolver.isDynamicLoader($0) })
             ?? true,
-            let count = (directory + "/cmdline").withCString({ FileSystem.read($0, into: &buffer) }), count > 0
+            let count = (programFolder + "/cmdline").withCString({ FileSystem.read($0, into: &buffer) }), count > 0
         {
             arguments = buffer[..<count].split(separator: 0, omittingEmptySubsequences: false).map {
                 String(decoding: $0, as: UTF8.self)
@@ -433,8 +463,8 @@ public final class ProcessTable {
         let controlGroup = (directory + "/cgroup").withCString({ FileSystem.readGenerated($0, into: &buffer) })
             .flatMap(controlGroup(parsing:))
         return ProcessEntry(
-            stat: stat, user: user, runsAsSubordinateID: user != uid, executable: executable, arguments: arguments,
-            controlGroup: controlGroup, app: nil, generation: 0, eventGaps: eventGaps)
+            stat: stat, user: user, runsAsSubordinateID: user != uid, executable: executable, thread: program?.thread,
+            arguments: arguments, controlGroup: controlGroup, app: nil, generation: 0, eventGaps: eventGaps)
     }
 
     /// The cgroup whose `/proc/PID/cgroup` text is the first `count` bytes of `buffer`. New processes are mostly in
@@ -457,8 +487,28 @@ public final class ProcessTable {
     private var recentControlGroups: [(text: [UInt8], group: ControlGroup)] = []
 
     static func executable(procRoot: String, pid: ProcessID) -> String? {
-        guard var target = FileSystem.readLink("\(procRoot)/\(pid.rawValue)/exe") else { return nil }
-        if target.hasSuffix(" (deleted)") { target.removeLast(10) }
-        return target
+        program(procRoot: procRoot, pid: pid)?.executable
+    }
+
+    /// The program `pid` runs, read from the process's own folder of `/proc` or, once its main thread has exited while
+    /// other threads run on (`pthread_exit` in `main`, which a preloaded library can make any program do; its own
+    /// `exe` and `cmdline` then read as nothing), from that of a thread that runs (`thread`).
+    static func program(procRoot: String, pid: ProcessID) -> (executable: String, thread: Int32?)? {
+        func executable(in folder: String, failure: inout Int32) -> String? {
+            guard var target = FileSystem.readLink(folder + "/exe", failure: &failure) else { return nil }
+            if target.hasSuffix(" (deleted)") { target.removeLast(10) }
+            return target
+        }
+        let folder = "\(procRoot)/\(pid.rawValue)"
+        var failure: Int32 = 0
+        if let target = executable(in: folder, failure: &failure) { return (target, nil) }
+        // Not permitted (another user's process), or gone: nothing to look for.
+        guard failure == ENOENT else { return nil }
+        var thread: Int32?
+        FileSystem.forEachNumericEntry(folder + "/task") { tid in
+            if thread == nil, tid != pid.rawValue { thread = tid }
+        }
+        guard let thread else { return nil }
+        return executable(in: folder + "/task/\(thread)", failure: &failure).map { ($0, thread) }
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import ScreenTimeModel
+import Testing
+
+@testable import LinuxActivity
+
+/// A process whose main thread has exited while another runs on (`pthread_exit` in `main`, which a library preloaded
+/// into any program can do): its own `/proc/PID/exe` and `cmdline` read as nothing, and the kernel reports the main
+/// thread's exit as the process's. It is still its program, and gone only once its last thread is.
+extension AppIdentityOfRealProcesses {
+    @Test func aProcessWhoseMainThreadExitedIsStillItsProgramUntilItsLastThreadEnds() throws {
+        let directory = "/tmp/st-leaderless-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile("\(directory)/.keep", "")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../Fixtures/leaderless.c").standardized.path
+        let program = "\(directory)/supertuxkart"
+        try #require(try run(["/usr/bin/gcc", "-O1", "-pthread", "-o", program, source]), "gcc failed")
+        // With the kernel's process events where it gives them (as root), by listing /proc otherwise.
+        let table = ProcessTable()
+        table.refresh()
+        let pid = try spawn([program])
+        var running = true
+        defer { if running { stop([pid]) } }
+        for _ in 0..<50 where table.entries[ProcessID(pid)] == nil {
+            usleep(20_000)
+            table.refresh()
+        }
+        #expect(table.entries[ProcessID(pid)]?.executable == program)
+        var leaderExited = false
+        for _ in 0..<250 where !leaderExited {
+            usleep(20_000)
+            leaderExited =
+                FileSystem.readText("/proc/\(pid)/stat").flatMap { ProcessStat(parsing: Array($0.utf8)) }?
+                .state == "Z"
+        }
+        try #require(leaderExited, "the main thread did not exit")
+        for _ in 0..<5 {
+            table.refresh()
+            usleep(20_000)
+        }
+        #expect(table.entries[ProcessID(pid)]?.executable == program, "forgotten at its main thread's exit")
+        #expect(table.verify(ProcessID(pid))?.executable == program)
+        // Read for the first time now: by a thread that runs.
+        let fresh = ProcessTable()
+        fresh.useProcessEvents = false
+        fresh.probesAllocatedPIDs = false
+        fresh.refresh()
+        let entry = try #require(fresh.entries[ProcessID(pid)])
+        #expect(entry.executable == program)
+        #expect(
+            AppResolver().resolve(entry, parent: nil, desktopEntries: DesktopEntryIndex(entries: []))
+                == ResolvedApp(id: AppID("supertuxkart"), source: .executable))
+        #expect(AppResolver().runsUsersOwnProgram(entry))
+        // Its last thread ended (and the process reaped), it is gone from both.
+        stop([pid])
+        running = false
+        var forgotten = false
+        for _ in 0..<50 where !forgotten {
+            usleep(20_000)
+            table.refresh()
+            fresh.refresh()
+            forgotten = table.entries[ProcessID(pid)] == nil && fresh.entries[ProcessID(pid)] == nil
+        }
+        #expect(forgotten)
+    }
+}
