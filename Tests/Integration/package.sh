@@ -160,8 +160,8 @@ check "the journal says the missing file's limits stay for now" \
     inside journalctl -q -u screentimed.service --grep 'a policy file is missing: its limits stay in force'
 # The game's identity rests on what it runs, not on names the child gives: started in a scope named after the
 # always-allowed calculator, through the dynamic loader, as a copy under another name (also through the loader: the
-# guardian reads the program it maps), or in a sandbox that names the calculator, it is the game, and frozen within a
-# second or so.
+# guardian reads the program it maps), in a sandbox that names the calculator, or with its main thread exited while
+# another plays on (its own exe and command line read as nothing), it is the game, and frozen within a second or so.
 LOADER=$(inside sh -c 'ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -1')
 as_child env GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-org.gnome.Calculator-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
@@ -169,6 +169,7 @@ as_child env GAME_MODE=busy "$LOADER" "$WORK/supertuxkart" >/dev/null 2>&1 &
 inside install -m 755 "$WORK/supertuxkart" /usr/local/bin/notes
 as_child env GAME_MODE=busy /usr/local/bin/notes >/dev/null 2>&1 &
 as_child env GAME_MODE=busy "$LOADER" /usr/local/bin/notes >/dev/null 2>&1 &
+as_child env GAME_MODE=busy GAME_LEADERLESS=1 "$WORK/supertuxkart" >/dev/null 2>&1 &
 # A sandbox of the child's own, made as flatpak makes one, whose /.flatpak-info names the always-allowed calculator.
 printf '[Application]\nname=org.gnome.Calculator\n\n[Instance]\napp-path=/var/lib/flatpak/app/org.gnome.Calculator/x86_64/stable/0/files\n' \
     > "$WORK/flatpak-info"
@@ -181,15 +182,19 @@ newer_games() {
     inside pgrep -u sbuser1 -x supertuxkart | grep -vx "$GAME"; inside pgrep -u sbuser1 -f "^$LOADER"
     inside pgrep -u sbuser1 -x notes; inside pgrep -u sbuser1 -x calculator
 }
+started_as() {
+    local line; line=$(inside cat "/proc/$1/cmdline" | tr '\0' ' ')
+    echo "${line:-supertuxkart with its main thread exited}" | cut -c1-60
+}
 # Frozen within a tick of their start: from 1.5 s on they get no CPU.
 sleep 1.5
 for pid in $(newer_games | sort -u); do
-    cgroup=$(inside sh -c "sed -n 's/^0:://p' /proc/$pid/cgroup")
+    cgroup=$(inside sh -c "sed -n 's/^0:://p' /proc/$pid/task/*/cgroup" | sort -u | tr '\n' ' ')
     before=$(inside awk '{print $14 + $15}' "/proc/$pid/stat"); sleep 1; after=$(inside awk '{print $14 + $15}' "/proc/$pid/stat")
-    echo "new game $pid ($(inside cat /proc/$pid/cmdline | tr '\0' ' ')): $((after - before)) ticks in 1 s, in $cgroup"
-    check "a game started as $(inside cat /proc/$pid/cmdline | tr '\0' ' ' | cut -c1-60) is frozen" test $((after - before)) -le 1
+    echo "new game $pid ($(started_as "$pid")): $((after - before)) ticks in 1 s, in $cgroup"
+    check "a game started as $(started_as "$pid") is frozen" test $((after - before)) -le 1
 done
-check "all five new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 5
+check "all six new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 6
 inside rm -f /usr/local/bin/notes
 # A game started by a launcher of the system's (a desktop entry's script) is that launcher's app, and held as it. The
 # child kills the launcher; the game, known by its own program as nothing the policy names, stays frozen over a

@@ -47,16 +47,21 @@ as_user sh -c 'printf "#!/bin/sh\n/home/sbuser1/other-game &\nsleep 600\n" > /ho
 # Game F: run by the user in a rootless container of theirs (a user namespace made with their subordinate ids,
 # /etc/subuid, as podman makes one), under a uid of no account.
 inside usermod --add-subuids 400000-465535 --add-subgids 400000-465535 sbuser1
+# Game G: in the session, its main thread exited while another plays on (its own exe and cmdline read as nothing).
 SID=$("$SANDBOX" session "$NAME" --user sbuser1 --x11 --display :72 -- bash -c \
     "GAME_MODE=busy $WORK/supertuxkart & /home/sbuser1/kart-launcher & /home/sbuser1/other-launcher &
-     GAME_MODE=busy unshare --map-auto --setuid 0 --setgid 0 $WORK/supertuxkart & sleep infinity")
+     GAME_MODE=busy unshare --map-auto --setuid 0 --setgid 0 $WORK/supertuxkart &
+     GAME_MODE=busy GAME_LEADERLESS=1 $WORK/supertuxkart & sleep infinity")
 as_user GAME_MODE=busy systemd-run --user --scope --quiet --unit=app-gnome-supertuxkart-77.scope \
     "$WORK/supertuxkart" >/dev/null 2>&1 &
 as_user systemd-run --user --quiet --unit=game-service -E GAME_MODE=busy "$WORK/supertuxkart"
-pid_in() { inside sh -c "for p in \$(pgrep -u sbuser1 -x supertuxkart); do grep -q '$1' /proc/\$p/cgroup && echo \$p; done; true" | head -1; }
+# The game in cgroup $1 whose main thread runs (state $2, default: any other than Z).
+pid_in() { inside sh -c "for p in \$(pgrep -u sbuser1 -x supertuxkart); do grep -q '$1' /proc/\$p/task/*/cgroup && awk '{exit !(\$3 ${2:-!= \"Z\"})}' /proc/\$p/stat && echo \$p; done; true" | head -1; }
 wait_for 10 sh -c "[ -n \"\$($(declare -f inside pid_in); SANDBOX=$SANDBOX NAME=$NAME; pid_in game-service)\" ]" || true
 GAME_A=$(pid_in app-gnome-supertuxkart-77.scope)
 GAME_B=$(pid_in "session-$SID.scope")
+GAME_G=$(pid_in "session-$SID.scope" '== "Z"')
+check "a game whose main thread exited runs in the session ($GAME_G)" test -n "$GAME_G"
 GAME_F=$(inside sh -c 'for p in $(pgrep -x supertuxkart); do [ "$(stat -c %u /proc/$p)" -ge 100000 ] && echo $p; done; true' | head -1)
 check "a game runs in the session under a subordinate id ($GAME_F)" test -n "$GAME_F"
 GAME_C=$(pid_in game-service.service)
@@ -82,6 +87,7 @@ check "all three games are held at the limit" wait_for $((LIMIT + 15)) all_held
 echo "held $(( $(date +%s) - T0 )) s after the start (limit $LIMIT s)"
 check "game D, known by its launcher's app, is held" wait_for 3 held "${GAME_D:-0}"
 check "game F, in the user's rootless container, is held" wait_for 3 held "${GAME_F:-0}"
+check "game G, whose main thread exited, is held" wait_for 3 held "${GAME_G:-0}"
 # The user kills the launchers: games D and E had their apps from them alone.
 GAME_E=$(inside pgrep -u sbuser1 -x other-game | head -1)
 LAUNCHER_SLEEPS=$(inside sh -c "pgrep -P ${LAUNCHER:-0} -x sleep; pgrep -P ${OTHER_LAUNCHER:-0} -x sleep" | tr '\n' ' ')
@@ -133,6 +139,12 @@ N=$(ticks_over "$GAME_A" 2)
 check "SIGCONT buys the frozen game A nothing ($N ticks)" test "$N" != gone -a "$N" -le 1
 inside sh -c "for i in \$(seq 30); do kill -CONT $GAME_B 2>/dev/null || break; sleep 0.2; done" || true
 check "a SIGCONT loop gets game B terminated" wait_for 5 sh -c "! $SANDBOX run $NAME -- test -e /proc/$GAME_B"
+# Held by SIGSTOP, game G is watched through the thread that plays: its main thread's run time stands still.
+inside runuser -u sbuser1 -- kill -CONT "${GAME_G:-0}"
+N=$(ticks_over "${GAME_G:-0}" 2); echo "game G after one SIGCONT: $N ticks in 2 s"
+check "one SIGCONT gives game G, whose main thread exited, <= 12 ticks" test "$N" != gone -a "$N" -le 12
+inside sh -c "for i in \$(seq 30); do kill -CONT ${GAME_G:-0} 2>/dev/null || break; sleep 0.2; done" || true
+check "a SIGCONT loop gets game G terminated" wait_for 5 sh -c "! $SANDBOX run $NAME -- test -e /proc/${GAME_G:-0}"
 check "the escalation is logged" journal -q 'shield escalated'
 
 as_user systemctl --user stop screentimed.service

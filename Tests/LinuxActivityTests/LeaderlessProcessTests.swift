@@ -64,5 +64,15 @@ extension AppIdentityOfRealProcesses {
             forgotten = table.entries[ProcessID(pid)] == nil && fresh.entries[ProcessID(pid)] == nil
         }
         #expect(forgotten)
+        // One of another user whose main thread exits at once, before a refresh has read it: its fork, exec and that
+        // exit come to the table together, and its files of /proc are root's.
+        let atOnce = try spawn(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", program, "0"])
+        defer { stop([atOnce]) }
+        for _ in 0..<50 where table.entries[ProcessID(atOnce)]?.executable != program {
+            usleep(20_000)
+            table.refresh()
+        }
+        #expect(table.entries[ProcessID(atOnce)]?.executable == program, "never read")
+        #expect(table.entries[ProcessID(atOnce)]?.user == UserID(65534))
     }
 }

@@ -81,10 +81,11 @@ public final class ProcessTable {
     /// looked at every refresh until it has exited.
     private var leaderless: Set<ProcessID> = []
 
-    /// Whether the process `known` was, whose main thread the kernel reports as exited, runs on in other threads.
-    private func runsOnWithoutItsMainThread(_ known: ProcessEntry) -> Bool {
-        guard let stat = readStat(of: known.pid) else { return false }
-        return stat.startTime == known.stat.startTime && stat.state == "Z" && stat.threadCount > 1
+    /// Whether the process at `pid` (the one that started at `startTime`, when known), whose main thread the kernel
+    /// reports as exited, runs on in other threads.
+    private func runsOnWithoutItsMainThread(_ pid: ProcessID, startedAt startTime: UInt64?) -> Bool {
+        guard let stat = readStat(of: pid) else { return false }
+        return (startTime == nil || stat.startTime == startTime) && stat.state == "Z" && stat.threadCount > 1
     }
 
     /// Forgets the processes of `leaderless` whose last thread has ended.
@@ -94,7 +95,9 @@ public final class ProcessTable {
                 leaderless.remove(pid)
                 continue
             }
-            if !runsOnWithoutItsMainThread(known), let entry = remove(pid) { changes.removed.append(entry) }
+            if !runsOnWithoutItsMainThread(pid, startedAt: known.stat.startTime), let entry = remove(pid) {
+                changes.removed.append(entry)
+            }
         }
     }
 
@@ -158,12 +161,16 @@ public final class ProcessTable {
                 case .rename:
                     break
                 case .exit(let pid):
-                    pending.remove(pid)
-                    if let known = entries[pid], runsOnWithoutItsMainThread(known) {
-                        leaderless.insert(pid)
-                    } else if let entry = remove(pid) {
-                        changes.removed.append(entry)
+                    // Also a process not read yet, whose fork, exec and main thread's exit came in this batch.
+                    let known = entries[pid]
+                    if known != nil || pending.contains(pid),
+                        runsOnWithoutItsMainThread(pid, startedAt: known?.stat.startTime)
+                    {
+                        if known != nil { leaderless.insert(pid) }
+                        continue
                     }
+                    pending.remove(pid)
+                    if let entry = remove(pid) { changes.removed.append(entry) }
                 }
             }
             var fresh: [ProcessEntry] = []
@@ -443,11 +450,14 @@ public final class ProcessTable {
                 stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
                 generation: 0, eventGaps: eventGaps)
         }
-        let uid = UserID(status.st_uid)
-        let user = sessionUsers.contains(uid) ? uid : ProcessOwner.user(ofProcessIn: directory, runningAs: uid)
         let program = Self.program(procRoot: procRoot, pid: pid)
         let executable = program?.executable
         let programFolder = program?.thread.map { directory + "/task/\($0)" } ?? directory
+        // The files of a process whose main thread has exited are root's, and its namespaces unreadable: its user is
+        // its running thread's.
+        let owner = program?.thread == nil ? status.st_uid : FileSystem.status(programFolder + "/stat")?.st_uid
+        let uid = UserID(owner ?? status.st_uid)
+        let user = sessionUsers.contains(uid) ? uid : ProcessOwner.user(ofProcessIn: programFolder, runningAs: uid)
         // The command line matters only for interpreters (their script is the program), the dynamic loader (its
         // program) and when the executable can't be read; skipping it elsewhere saves a third of a cold scan.
         var arguments: [String] = []
