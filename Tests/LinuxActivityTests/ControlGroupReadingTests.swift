@@ -42,4 +42,34 @@ import Testing
         #expect(!table.rereadControlGroup(of: ProcessID(pids[0])))
         #expect(table.entries[ProcessID(pids[2])]?.controlGroup?.path == names[0])
     }
+
+    /// Moved as a shield moves it, a process whose main thread has exited is where its running thread went (the
+    /// exited one stays behind).
+    @Test(.enabled(if: canMakeCgroups || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func aProcessWhoseMainThreadExitedIsWhereItsRunningThreadIs() throws {
+        let name = "/screentime-test-cgroup-leaderless-\(getpid())"
+        #expect(mkdir(Self.mount + name, 0o755) == 0, "mkdir \(name): \(errno)")
+        let directory = "/tmp/st-leaderless-cgroup-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        let pid = try processes.spawn([try processes.leaderlessProgram(in: directory), "0"])
+        defer {
+            processes.stop([pid])
+            _ = eventually { rmdir(Self.mount + name) == 0 }
+        }
+        #expect(eventually { FileSystem.readText("/proc/\(pid)/stat")?.contains(") Z ") == true })
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
+        table.refresh()
+        let before = table.entries[ProcessID(pid)]?.controlGroup?.path
+        #expect(before != nil && before != name)
+        try "\(pid)".write(toFile: Self.mount + name + "/cgroup.procs", atomically: false, encoding: .utf8)
+        #expect(table.rereadControlGroup(of: ProcessID(pid)))
+        #expect(table.entries[ProcessID(pid)]?.controlGroup?.path == name)
+        let fresh = ProcessTable()
+        fresh.useProcessEvents = false
+        fresh.probesAllocatedPIDs = false
+        fresh.refresh()
+        #expect(fresh.entries[ProcessID(pid)]?.controlGroup?.path == name)
+    }
 }

@@ -9,14 +9,20 @@ import Testing
 /// into any program can do): its own `/proc/PID/exe` and `cmdline` read as nothing, and the kernel reports the main
 /// thread's exit as the process's. It is still its program, and gone only once its last thread is.
 extension AppIdentityOfRealProcesses {
-    @Test func aProcessWhoseMainThreadExitedIsStillItsProgramUntilItsLastThreadEnds() throws {
-        let directory = "/tmp/st-leaderless-\(getpid())"
-        defer { _ = try? removeTree(directory) }
+    /// Builds `Tests/Fixtures/leaderless.c` (gcc) as `directory/supertuxkart`.
+    func leaderlessProgram(in directory: String) throws -> String {
         try writeFile("\(directory)/.keep", "")
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../Fixtures/leaderless.c").standardized.path
         let program = "\(directory)/supertuxkart"
         try #require(try run(["/usr/bin/gcc", "-O1", "-pthread", "-o", program, source]), "gcc failed")
+        return program
+    }
+
+    @Test func aProcessWhoseMainThreadExitedIsStillItsProgramUntilItsLastThreadEnds() throws {
+        let directory = "/tmp/st-leaderless-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        let program = try leaderlessProgram(in: directory)
         // With the kernel's process events where it gives them (as root), by listing /proc otherwise.
         let table = ProcessTable()
         table.refresh()

@@ -13,8 +13,9 @@ public struct ProcessEntry: Sendable {
     public var runsAsSubordinateID = false
     /// The resolved executable (`/proc/PID/exe`), nil for kernel threads or when not permitted.
     public var executable: String?
-    /// The thread whose `/proc` folder the program was read from when the process's main thread had exited while
-    /// others ran on (its own `exe`, `cmdline`, `root` and `cwd` then read as nothing); nil: the process's own.
+    /// The thread whose `/proc` folder the process was read from when its main thread had exited while others ran on
+    /// (its own `exe`, `cmdline`, `root` and `cwd` then read as nothing, and its `cgroup` stays where the main thread
+    /// exited when the process is moved); nil: the process's own.
     public var thread: Int32? = nil
     /// `/proc/PID/cmdline` split at NULs, at first sight; read only for interpreters, the dynamic loader and
     /// when `executable` is nil.
@@ -28,7 +29,7 @@ public struct ProcessEntry: Sendable {
     var eventGaps: UInt32
 
     public var pid: ProcessID { stat.pid }
-    /// The folder under `procRoot` to read the process's program, root and working directory from.
+    /// The folder under `procRoot` to read the process's program, root, working directory and cgroup from.
     public func folder(in procRoot: String) -> String {
         thread.map { "\(procRoot)/\(pid.rawValue)/task/\($0)" } ?? "\(procRoot)/\(pid.rawValue)"
     }

@@ -361,7 +361,7 @@ public final class ProcessTable {
     @discardableResult
     public func rereadControlGroup(of pid: ProcessID) -> Bool {
         guard let index = entries.index(forKey: pid),
-            let count = "\(procRoot)/\(pid.rawValue)/cgroup".withCString({
+            let count = (entries.values[index].folder(in: procRoot) + "/cgroup").withCString({
                 FileSystem.readGenerated($0, into: &buffer)
             })
         else { return false }
@@ -470,7 +470,7 @@ public final class ProcessTable {
             }
             if arguments.last == "" { arguments.removeLast() }
         }
-        let controlGroup = (directory + "/cgroup").withCString({ FileSystem.readGenerated($0, into: &buffer) })
+        let controlGroup = (programFolder + "/cgroup").withCString({ FileSystem.readGenerated($0, into: &buffer) })
             .flatMap(controlGroup(parsing:))
         return ProcessEntry(
             stat: stat, user: user, runsAsSubordinateID: user != uid, executable: executable, thread: program?.thread,
