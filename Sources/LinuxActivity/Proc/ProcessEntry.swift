@@ -30,7 +30,10 @@ public struct ProcessEntry: Sendable {
 
     public var pid: ProcessID { stat.pid }
     /// The folder under `procRoot` to read the process's program, root, working directory and cgroup from.
-    public func folder(in procRoot: String) -> String {
+    public func folder(in procRoot: String) -> String { Self.folder(of: pid, thread: thread, in: procRoot) }
+
+    /// The folder of process `pid` under `procRoot`, or that of its thread `thread`.
+    static func folder(of pid: ProcessID, thread: Int32?, in procRoot: String) -> String {
         thread.map { "\(procRoot)/\(pid.rawValue)/task/\($0)" } ?? "\(procRoot)/\(pid.rawValue)"
     }
     public var identity: ProcessIdentity { stat.identity }

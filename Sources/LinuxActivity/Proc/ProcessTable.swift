@@ -452,7 +452,7 @@ public final class ProcessTable {
         }
         let program = Self.program(procRoot: procRoot, pid: pid)
         let executable = program?.executable
-        let programFolder = program?.thread.map { directory + "/task/\($0)" } ?? directory
+        let programFolder = ProcessEntry.folder(of: pid, thread: program?.thread, in: procRoot)
         // The files of a process whose main thread has exited are root's, and its namespaces unreadable: its user is
         // its running thread's.
         let owner = program?.thread == nil ? status.st_uid : FileSystem.status(programFolder + "/stat")?.st_uid
@@ -509,10 +509,11 @@ public final class ProcessTable {
             if target.hasSuffix(" (deleted)") { target.removeLast(10) }
             return target
         }
-        let folder = "\(procRoot)/\(pid.rawValue)"
+        let folder = ProcessEntry.folder(of: pid, thread: nil, in: procRoot)
         var failure: Int32 = 0
         if let target = executable(in: folder, failure: &failure) { return (target, nil) }
-        // Not permitted (another user's process), or gone: nothing to look for.
+        // A link that isn't there (the main thread has exited, or the process) is looked for in a thread; one that
+        // may not be read (another user's process) is not.
         guard failure == ENOENT else { return nil }
         var thread: Int32?
         FileSystem.forEachNumericEntry(folder + "/task") { tid in
