@@ -41,6 +41,11 @@ public final class AuthorizationCenter: Sendable {
     }
 
     /// Withdraws this app's authorization; `completionHandler` gets the outcome.
+    ///
+    /// The status becomes `.denied`, and the daemon refuses the app's calls on its activities and stores until it asks
+    /// for authorization again. What it set stays in force: its activities are monitored and its stores shield (clear
+    /// them first, `stopMonitoring()` and `clearAllSettings()`, to lift them), so that giving up one's authorization
+    /// is not a way around one's own limits.
     public func revokeAuthorization(completionHandler: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         let connection = self.connection
         Task {
@@ -53,7 +58,7 @@ public final class AuthorizationCenter: Sendable {
         }
     }
 
-    /// Withdraws this app's authorization.
+    /// Withdraws this app's authorization; what it set stays in force (see `revokeAuthorization(completionHandler:)`).
     public func revokeAuthorization() async throws {
         try await connection.revokeAuthorization()
     }
