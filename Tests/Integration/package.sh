@@ -195,6 +195,12 @@ for pid in $(newer_games | sort -u); do
     check "a game started as $(started_as "$pid") is frozen" test $((after - before)) -le 1
 done
 check "all six new games were seen" test "$(newer_games | sort -u | wc -l)" -ge 6
+# The one whose main thread exited: moved (its running thread; the exited one stays where it was) and frozen there.
+LEADERLESS=$(for pid in $(newer_games | sort -u); do inside awk '$3 == "Z" {print $1}' "/proc/$pid/stat"; done | head -1)
+THREAD_CGROUP=$(inside sh -c "for t in /proc/${LEADERLESS:-0}/task/*; do [ \$(basename \$t) = ${LEADERLESS:-0} ] || sed -n 's/^0:://p' \$t/cgroup; done" | head -1)
+echo "the game whose main thread exited ($LEADERLESS) plays on in $THREAD_CGROUP"
+check "the game whose main thread exited was moved into a shield scope, which is frozen" inside sh -c \
+    "echo '$THREAD_CGROUP' | grep -q '/app-screentime-supertuxkart-${LEADERLESS:-0}.scope\$' && grep -qx 'frozen 1' '/sys/fs/cgroup$THREAD_CGROUP/cgroup.events'"
 inside rm -f /usr/local/bin/notes
 # A game started by a launcher of the system's (a desktop entry's script) is that launcher's app, and held as it. The
 # child kills the launcher; the game, known by its own program as nothing the policy names, stays frozen over a

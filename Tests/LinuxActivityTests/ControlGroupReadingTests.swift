@@ -43,24 +43,25 @@ import Testing
         #expect(table.entries[ProcessID(pids[2])]?.controlGroup?.path == names[0])
     }
 
-    /// Moved as a shield moves it, a process whose main thread has exited is where its running thread went (the
-    /// exited one stays behind).
+    /// Moved as a shield moves it, a process whose main thread has exited (after the table read it) is where its
+    /// running thread went (the exited one stays behind).
     @Test(.enabled(if: canMakeCgroups || ProcessInfo.processInfo.environment["CI"] == "true"))
     func aProcessWhoseMainThreadExitedIsWhereItsRunningThreadIs() throws {
         let name = "/screentime-test-cgroup-leaderless-\(getpid())"
         #expect(mkdir(Self.mount + name, 0o755) == 0, "mkdir \(name): \(errno)")
         let directory = "/tmp/st-leaderless-cgroup-\(getpid())"
         defer { _ = try? removeTree(directory) }
-        let pid = try processes.spawn([try processes.leaderlessProgram(in: directory), "0"])
+        let pid = try processes.spawn([try processes.leaderlessProgram(in: directory), "500000"])
         defer {
             processes.stop([pid])
             _ = eventually { rmdir(Self.mount + name) == 0 }
         }
-        #expect(eventually { FileSystem.readText("/proc/\(pid)/stat")?.contains(") Z ") == true })
         let table = ProcessTable()
         table.useProcessEvents = false
         table.probesAllocatedPIDs = false
-        table.refresh()
+        #expect(eventually { table.refresh().added.contains(ProcessID(pid)) })
+        #expect(table.entries[ProcessID(pid)]?.stat.state != "Z", "read after its main thread exited")
+        #expect(eventually { FileSystem.readText("/proc/\(pid)/stat")?.contains(") Z ") == true })
         let before = table.entries[ProcessID(pid)]?.controlGroup?.path
         #expect(before != nil && before != name)
         try "\(pid)".write(toFile: Self.mount + name + "/cgroup.procs", atomically: false, encoding: .utf8)

@@ -81,4 +81,33 @@ extension AppIdentityOfRealProcesses {
         #expect(table.entries[ProcessID(atOnce)]?.executable == program, "never read")
         #expect(table.entries[ProcessID(atOnce)]?.user == UserID(65534))
     }
+
+    /// A process may make itself not dumpable (`prctl(PR_SET_DUMPABLE, 0)`), which makes its files of /proc root's:
+    /// it is still its user's.
+    @Test func aProcessThatMadeItselfNotDumpableIsStillItsUsers() throws {
+        let directory = "/tmp/st-undumpable-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        try writeFile(
+            "\(directory)/game.py",
+            "import ctypes, time\nctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\nopen('\(directory)/ready', 'w')\ntime.sleep(600)\n"
+        )
+        _ = chmod(directory, 0o777)
+        let pid = try spawn([
+            "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
+            "\(directory)/game.py",
+        ])
+        defer { stop([pid]) }
+        var ready = false
+        for _ in 0..<250 where !ready {
+            usleep(20_000)
+            ready = FileManager.default.fileExists(atPath: "\(directory)/ready")
+        }
+        try #require(ready, "the program did not start")
+        #expect(FileSystem.status("/proc/\(pid)/stat")?.st_uid == 0, "its files are not root's: nothing to test")
+        let table = ProcessTable()
+        table.useProcessEvents = false
+        table.probesAllocatedPIDs = false
+        table.refresh()
+        #expect(table.entries[ProcessID(pid)]?.user == UserID(65534))
+    }
 }

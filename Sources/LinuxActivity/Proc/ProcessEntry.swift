@@ -17,7 +17,7 @@ public struct ProcessEntry: Sendable {
     /// (its own `exe`, `cmdline`, `root` and `cwd` then read as nothing, and its `cgroup` stays where the main thread
     /// exited when the process is moved); nil: the process's own.
     public var thread: Int32? = nil
-    /// `/proc/PID/cmdline` split at NULs, at first sight; read only for interpreters, the dynamic loader and
+    /// `/proc/PID/cmdline` (or the running thread's, see `thread`) split at NULs, at first sight; read only for interpreters, the dynamic loader and
     /// when `executable` is nil.
     public var arguments: [String]
     public var controlGroup: ControlGroup?
@@ -33,7 +33,7 @@ public struct ProcessEntry: Sendable {
     public func folder(in procRoot: String) -> String { Self.folder(of: pid, thread: thread, in: procRoot) }
 
     /// The folder of process `pid` under `procRoot`, or that of its thread `thread`.
-    static func folder(of pid: ProcessID, thread: Int32?, in procRoot: String) -> String {
+    public static func folder(of pid: ProcessID, thread: Int32?, in procRoot: String) -> String {
         thread.map { "\(procRoot)/\(pid.rawValue)/task/\($0)" } ?? "\(procRoot)/\(pid.rawValue)"
     }
     public var identity: ProcessIdentity { stat.identity }

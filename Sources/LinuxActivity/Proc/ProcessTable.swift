@@ -76,8 +76,8 @@ public final class ProcessTable {
     /// system (one the user serves through FUSE) can make last. They are read again at every refresh until they
     /// have, so that they are known by their program rather than as the loader.
     private var unloaded: Set<ProcessID> = []
-    /// The processes whose main thread has exited while other threads run on (`pthread_exit` in `main`). The kernel
-    /// reports the main thread's exit as the process's, and nothing when the last thread ends: with events, each is
+    /// The processes whose main thread has exited while other threads run on (`pthread_exit` in `main`). With events
+    /// the kernel reports the main thread's exit as the process's, and nothing when the last thread ends: each is
     /// looked at every refresh until it has exited.
     private var leaderless: Set<ProcessID> = []
 
@@ -166,7 +166,11 @@ public final class ProcessTable {
                     if known != nil || pending.contains(pid),
                         runsOnWithoutItsMainThread(pid, startedAt: known?.stat.startTime)
                     {
-                        if known != nil { leaderless.insert(pid) }
+                        if let index = entries.index(forKey: pid) {
+                            leaderless.insert(pid)
+                            let thread = Self.runningThread(of: pid, procRoot: procRoot)
+                            withEntry(at: index) { $0.thread = thread }
+                        }
                         continue
                     }
                     pending.remove(pid)
@@ -297,12 +301,10 @@ public final class ProcessTable {
         return ProcessStat(parsing: buffer[..<count])
     }
 
-    /// Reads `/proc/PID/stat` once; with `status`, also the file's metadata (its owner is the process's user).
-    private func readStat(of pid: ProcessID, status: UnsafeMutablePointer<stat>? = nil) -> ProcessStat? {
+    /// Reads `/proc/PID/stat` once.
+    private func readStat(of pid: ProcessID) -> ProcessStat? {
         let path = "\(procRoot)/\(pid.rawValue)/stat"
-        guard let count = path.withCString({ FileSystem.readGenerated($0, into: &buffer, status: status) }) else {
-            return nil
-        }
+        guard let count = path.withCString({ FileSystem.readGenerated($0, into: &buffer) }) else { return nil }
         return ProcessStat(parsing: buffer[..<count])
     }
 
@@ -360,8 +362,13 @@ public final class ProcessTable {
     /// to rearrange), and nothing else would tell.
     @discardableResult
     public func rereadControlGroup(of pid: ProcessID) -> Bool {
-        guard let index = entries.index(forKey: pid),
-            let count = (entries.values[index].folder(in: procRoot) + "/cgroup").withCString({
+        guard let index = entries.index(forKey: pid) else { return false }
+        // Through a thread that runs once the main thread has exited (it stays where it was when the rest moves), also
+        // one whose main thread exited since it was read, or whose thread it was read through has ended.
+        let thread = Self.readableThread(of: pid, procRoot: procRoot)
+        if thread != entries.values[index].thread { withEntry(at: index) { $0.thread = thread } }
+        guard
+            let count = (ProcessEntry.folder(of: pid, thread: thread, in: procRoot) + "/cgroup").withCString({
                 FileSystem.readGenerated($0, into: &buffer)
             })
         else { return false }
@@ -416,7 +423,11 @@ public final class ProcessTable {
         } else {
             unloaded.remove(entry.pid)
         }
-        if entry.stat.state == "Z", entry.stat.threadCount > 1 { leaderless.insert(entry.pid) }
+        if entry.stat.state == "Z", entry.stat.threadCount > 1 {
+            leaderless.insert(entry.pid)
+        } else {
+            leaderless.remove(entry.pid)
+        }
     }
 
     /// Whether the process, which runs the dynamic loader, maps the program it loads.
@@ -443,20 +454,19 @@ public final class ProcessTable {
     /// Reads what the table keeps of process `pid` now, without storing it. Nil when it is gone.
     func readEntry(_ pid: ProcessID) -> ProcessEntry? {
         let directory = "\(procRoot)/\(pid.rawValue)"
-        var status = Glibc.stat()
-        guard let stat = readStat(of: pid, status: &status) else { return nil }
+        // The process's folder is its effective uid's. Not its files: the kernel makes those of a process that isn't
+        // dumpable root's, and any process can make itself so (`prctl(PR_SET_DUMPABLE, 0)`, from a preloaded library),
+        // as is one whose main thread has exited.
+        guard let status = FileSystem.status(directory), let stat = readStat(of: pid) else { return nil }
+        let uid = UserID(status.st_uid)
         if stat.pid.rawValue == 2 || stat.parent.rawValue == 2 {
             return ProcessEntry(
-                stat: stat, user: UserID(status.st_uid), executable: nil, arguments: [], controlGroup: nil, app: nil,
-                generation: 0, eventGaps: eventGaps)
+                stat: stat, user: uid, executable: nil, arguments: [], controlGroup: nil, app: nil, generation: 0,
+                eventGaps: eventGaps)
         }
         let program = Self.program(procRoot: procRoot, pid: pid)
         let executable = program?.executable
         let programFolder = ProcessEntry.folder(of: pid, thread: program?.thread, in: procRoot)
-        // The files of a process whose main thread has exited are root's, and its namespaces unreadable: its user is
-        // its running thread's.
-        let owner = program?.thread == nil ? status.st_uid : FileSystem.status(programFolder + "/stat")?.st_uid
-        let uid = UserID(owner ?? status.st_uid)
         let user = sessionUsers.contains(uid) ? uid : ProcessOwner.user(ofProcessIn: programFolder, runningAs: uid)
         // The command line matters only for interpreters (their script is the program), the dynamic loader (its
         // program) and when the executable can't be read; skipping it elsewhere saves a third of a cold scan.
@@ -514,12 +524,25 @@ public final class ProcessTable {
         if let target = executable(in: folder, failure: &failure) { return (target, nil) }
         // A link that isn't there (the main thread has exited, or the process) is looked for in a thread; one that
         // may not be read (another user's process) is not.
-        guard failure == ENOENT else { return nil }
+        guard failure == ENOENT, let thread = runningThread(of: pid, procRoot: procRoot) else { return nil }
+        return executable(in: folder + "/task/\(thread)", failure: &failure).map { ($0, thread) }
+    }
+
+    /// A thread of `pid` other than its main thread, if one is listed.
+    static func runningThread(of pid: ProcessID, procRoot: String) -> Int32? {
         var thread: Int32?
-        FileSystem.forEachNumericEntry(folder + "/task") { tid in
+        FileSystem.forEachNumericEntry("\(procRoot)/\(pid.rawValue)/task") { tid in
             if thread == nil, tid != pid.rawValue { thread = tid }
         }
-        guard let thread else { return nil }
-        return executable(in: folder + "/task/\(thread)", failure: &failure).map { ($0, thread) }
+        return thread
+    }
+
+    /// The thread to read process `pid` through now: nil for the process's own folder, or, once its main thread has
+    /// exited while others run on (its state `Z`, more than one thread), one of those. Costs a read of its `stat`.
+    public static func readableThread(of pid: ProcessID, procRoot: String = "/proc") -> Int32? {
+        guard let text = FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/stat"),
+            let stat = ProcessStat(parsing: text), stat.state == "Z", stat.threadCount > 1
+        else { return nil }
+        return runningThread(of: pid, procRoot: procRoot)
     }
 }

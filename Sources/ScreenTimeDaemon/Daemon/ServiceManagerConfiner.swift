@@ -42,7 +42,8 @@ final class ServiceManagerConfiner: ProcessConfiner {
             var folder = stat()
             let directory = "/proc/\(process.pid.rawValue)"
             guard stat(directory, &folder) == 0 else { return nil }
-            let owner = ProcessOwner.user(ofProcessIn: directory, runningAs: UserID(folder.st_uid))
+            let owner = ProcessOwner.user(
+                ofProcessIn: Self.readableFolder(of: process.pid), runningAs: UserID(folder.st_uid))
             properties.append(Bus.unitProperty("Slice", .string("user-\(owner.rawValue).slice")))
         }
         do {
@@ -89,11 +90,18 @@ final class ServiceManagerConfiner: ProcessConfiner {
     }
 
     /// The process's cgroup path, as the collector parses `/proc/PID/cgroup`; nil when it is gone.
+    /// Read through a thread that runs once the process's main thread has exited: the main thread stays where it
+    /// exited when the manager moves the process.
     private static func unifiedCgroup(of pid: ProcessID) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid.rawValue)/cgroup", encoding: .utf8) else {
+        guard let text = try? String(contentsOfFile: readableFolder(of: pid) + "/cgroup", encoding: .utf8) else {
             return nil
         }
         return ControlGroup(parsing: text)?.path
+    }
+
+    /// The folder of `/proc` to read process `pid` through now (`ProcessTable.readableThread`).
+    private static func readableFolder(of pid: ProcessID) -> String {
+        ProcessEntry.folder(of: pid, thread: ProcessTable.readableThread(of: pid), in: "/proc")
     }
 
     /// The app's id as systemd escapes it in a unit name (systemd-escape(1)): ASCII letters, digits, `.` and `_`
