@@ -11,9 +11,10 @@ extension Daemon: BusRequestHandler {
     /// nothing is queued).
     ///
     /// Requests wait until the store writer's first attempt to open the ledger has ended (milliseconds after the
-    /// start; as long as another process holds the ledger locked, up to its busy timeout): a client's records are read
-    /// from the ledger, and a call made as soon as the daemon appeared on the bus would otherwise be refused with "try
-    /// again". The store writer wakes the loop when that attempt ends.
+    /// start, longer for a large ledger, whose opening checks it; while another process holds it locked, up to each
+    /// step's busy timeout): a client's records are read from the ledger, and a call made as soon as the daemon
+    /// appeared on the bus would otherwise be refused with "try again". The store writer wakes the loop when that
+    /// attempt ends.
     public func answerBusRequests(at now: Now) {
         guard storeWriter.health.openAttempted else { return }
         busRequests.answerPending(with: self, at: now)
