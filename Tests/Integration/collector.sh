@@ -105,9 +105,18 @@ wait "$WATCH" 2>/dev/null || true
 # follows the focused window instead of falling back.
 inside runuser -u sbuser2 -- Xvfb :72 -screen 0 1024x768x24 -nolisten tcp -ac >/dev/null 2>&1 &
 check "Xvfb answers on :72 in the x11 session" wait_for 20 inside runuser -u sbuser2 -- env DISPLAY=:72 xdpyinfo
-inside runuser -u sbuser2 -- env DISPLAY=:72 HOME=/home/sbuser2 openbox --sm-disable >/dev/null 2>&1 &
-check "openbox manages :72 (_NET_ACTIVE_WINDOW)" wait_for 20 sh -c \
-    "$SANDBOX run $NAME -- runuser -u sbuser2 -- env DISPLAY=:72 xprop -root _NET_SUPPORTED | grep -q _NET_ACTIVE_WINDOW"
+openbox_up() { inside runuser -u sbuser2 -- env DISPLAY=:72 xprop -root _NET_SUPPORTED 2>/dev/null | grep -q _NET_ACTIVE_WINDOW; }
+# On a loaded machine openbox may end at once, failing to open a display that has just come up: it is started again
+# then, and what it printed is shown.
+for attempt in 1 2 3; do
+    inside runuser -u sbuser2 -- env DISPLAY=:72 HOME=/home/sbuser2 openbox --sm-disable > "$WORK/openbox.log" 2>&1 &
+    OPENBOX=$!
+    for _ in $(seq 200); do openbox_up && break; kill -0 "$OPENBOX" 2>/dev/null || break; sleep 0.1; done
+    openbox_up && break
+    echo "openbox did not manage :72 (attempt $attempt, $(kill -0 "$OPENBOX" 2>/dev/null && echo running || echo ended)): $(tr '\n' ' ' < "$WORK/openbox.log")"
+    kill -0 "$OPENBOX" 2>/dev/null && break
+done
+check "openbox manages :72 (_NET_ACTIVE_WINDOW)" openbox_up
 inside runuser -u sbuser2 -- env DISPLAY=:72 xterm -class StCollectorTerm -e sleep 600 >/dev/null 2>&1 &
 xterm_in_front() { now_json | jq -e --arg s "$X11_SID" \
     '.sessions[] | select(.id == $s) | .focus == "window" and .focusSource == "x11" and .foreground.id == "debian-xterm"'; }
