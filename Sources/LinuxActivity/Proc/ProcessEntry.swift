@@ -17,8 +17,8 @@ public struct ProcessEntry: Sendable {
     /// (its own `exe`, `cmdline`, `root` and `cwd` then read as nothing, and its `cgroup` stays where the main thread
     /// exited when the process is moved); nil: the process's own.
     public var thread: Int32? = nil
-    /// `/proc/PID/cmdline` (or the running thread's, see `thread`) split at NULs, at first sight; read only for interpreters, the dynamic loader and
-    /// when `executable` is nil.
+    /// `/proc/PID/cmdline` (or the running thread's, see `thread`) split at NULs, at first sight; read only for
+    /// interpreters, the dynamic loader and when `executable` is nil.
     public var arguments: [String]
     public var controlGroup: ControlGroup?
     /// The app, resolved once per process identity.

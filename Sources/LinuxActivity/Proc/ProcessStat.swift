@@ -24,6 +24,10 @@ public struct ProcessStat: Hashable, Sendable {
 
     public var identity: ProcessIdentity { ProcessIdentity(pid: pid, startTime: startTime) }
 
+    /// Whether the process's main thread has exited while other threads run on (`pthread_exit` in `main`): its state
+    /// is `Z` and it still has more than one thread.
+    public var runsWithoutItsMainThread: Bool { state == "Z" && threadCount > 1 }
+
     /// Parses the contents of `/proc/PID/stat`. `comm` may contain spaces and parentheses, so it is the text between
     /// the first `(` and the LAST `)`. Returns nil for malformed input.
     public init?(parsing bytes: some Collection<UInt8>) {

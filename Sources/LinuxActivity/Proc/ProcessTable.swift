@@ -85,7 +85,7 @@ public final class ProcessTable {
     /// reports as exited, runs on in other threads.
     private func runsOnWithoutItsMainThread(_ pid: ProcessID, startedAt startTime: UInt64?) -> Bool {
         guard let stat = readStat(of: pid) else { return false }
-        return (startTime == nil || stat.startTime == startTime) && stat.state == "Z" && stat.threadCount > 1
+        return (startTime == nil || stat.startTime == startTime) && stat.runsWithoutItsMainThread
     }
 
     /// Forgets the processes of `leaderless` whose last thread has ended.
@@ -365,7 +365,7 @@ public final class ProcessTable {
         guard let index = entries.index(forKey: pid) else { return false }
         // Through a thread that runs once the main thread has exited (it stays where it was when the rest moves), also
         // one whose main thread exited since it was read, or whose thread it was read through has ended.
-        let thread = Self.readableThread(of: pid, procRoot: procRoot)
+        let thread = Self.readableThread(of: pid, stat: readStat(of: pid), procRoot: procRoot)
         if thread != entries.values[index].thread { withEntry(at: index) { $0.thread = thread } }
         guard
             let count = (ProcessEntry.folder(of: pid, thread: thread, in: procRoot) + "/cgroup").withCString({
@@ -423,7 +423,7 @@ public final class ProcessTable {
         } else {
             unloaded.remove(entry.pid)
         }
-        if entry.stat.state == "Z", entry.stat.threadCount > 1 {
+        if entry.stat.runsWithoutItsMainThread {
             leaderless.insert(entry.pid)
         } else {
             leaderless.remove(entry.pid)
@@ -540,9 +540,13 @@ public final class ProcessTable {
     /// The thread to read process `pid` through now: nil for the process's own folder, or, once its main thread has
     /// exited while others run on (its state `Z`, more than one thread), one of those. Costs a read of its `stat`.
     public static func readableThread(of pid: ProcessID, procRoot: String = "/proc") -> Int32? {
-        guard let text = FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/stat"),
-            let stat = ProcessStat(parsing: text), stat.state == "Z", stat.threadCount > 1
-        else { return nil }
+        let stat = FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/stat").flatMap { ProcessStat(parsing: $0) }
+        return readableThread(of: pid, stat: stat, procRoot: procRoot)
+    }
+
+    /// `readableThread(of:procRoot:)` with the process's `stat` already read.
+    static func readableThread(of pid: ProcessID, stat: ProcessStat?, procRoot: String) -> Int32? {
+        guard stat?.runsWithoutItsMainThread == true else { return nil }
         return runningThread(of: pid, procRoot: procRoot)
     }
 }
