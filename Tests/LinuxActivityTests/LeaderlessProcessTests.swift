@@ -82,6 +82,30 @@ extension AppIdentityOfRealProcesses {
         #expect(table.entries[ProcessID(atOnce)]?.user == UserID(65534))
     }
 
+    /// Its environment is its threads': a monitor extension whose main thread has exited still shows the token it
+    /// was started with, and a session's process its display.
+    @Test func aProcessWhoseMainThreadExitedIsReadForItsEnvironmentThroughAThreadThatRuns() throws {
+        let directory = "/tmp/st-leaderless-environment-\(getpid())"
+        defer { _ = try? removeTree(directory) }
+        let program = try leaderlessProgram(in: directory)
+        let pid = try spawn([program, "0"], environment: ["SCREENTIME_EXTENSION_TOKEN=0123abcd", "DISPLAY=:7"])
+        defer { stop([pid]) }
+        var leaderExited = false
+        for _ in 0..<250 where !leaderExited {
+            usleep(20_000)
+            leaderExited =
+                FileSystem.readText("/proc/\(pid)/stat").flatMap { ProcessStat(parsing: Array($0.utf8)) }?
+                .state == "Z"
+        }
+        try #require(leaderExited, "the main thread did not exit")
+        #expect(FileSystem.readBytes("/proc/\(pid)/environ") == nil, "its own environ reads: nothing to test")
+        #expect(ProcessEnvironment.read(pid: ProcessID(pid))?["DISPLAY"] == ":7")
+        let caller = try #require(
+            CallerProcess(BusCredentials(user: UserID(getuid()), process: ProcessID(rawValue: pid))))
+        #expect(caller.initialEnvironmentValue("SCREENTIME_EXTENSION_TOKEN") == "0123abcd")
+        #expect(caller.initialEnvironmentValue("HOME") == nil)
+    }
+
     /// A process may make itself not dumpable (`prctl(PR_SET_DUMPABLE, 0)`), which makes its files of /proc root's:
     /// it is still its user's.
     @Test func aProcessThatMadeItselfNotDumpableIsStillItsUsers() throws {

@@ -58,15 +58,13 @@ extension Collector {
 }
 
 extension CallerProcess {
-    /// The value of `name` in the environment the process was started with (`/proc/PID/environ`), read while the
-    /// pidfd holds the process; nil when it is not set, can't be read, or the process exited meanwhile.
+    /// The value of `name` in the environment the process was started with (`/proc/PID/environ`, see
+    /// `ProcessEnvironment.read`), read while the pidfd holds the process; nil when it is not set, can't be read, or
+    /// the process exited meanwhile.
     public func initialEnvironmentValue(_ name: String, procRoot: String = "/proc") -> String? {
-        guard let bytes = FileSystem.readBytes("\(procRoot)/\(credentials.process.rawValue)/environ") else { return nil }
-        let prefix = Array((name + "=").utf8)
-        for entry in bytes.split(separator: 0) where entry.starts(with: prefix) {
-            let value = String(decoding: entry.dropFirst(prefix.count), as: UTF8.self)
-            return isAlive ? value : nil
+        guard let value = ProcessEnvironment.read(pid: credentials.process, procRoot: procRoot)?[name] else {
+            return nil
         }
-        return nil
+        return isAlive ? value : nil
     }
 }

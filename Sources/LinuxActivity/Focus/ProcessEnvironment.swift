@@ -8,8 +8,16 @@ import ScreenTimeModel
 public enum ProcessEnvironment {
     /// The variables of `pid`'s initial environment; nil when the process is gone or unreadable (another user's
     /// process read by a non-root daemon). `procRoot` lets tests point at a copy of `/proc`.
+    ///
+    /// A process whose main thread has exited while others run on (`pthread_exit` in `main`) has no `environ` of its
+    /// own to read (`ESRCH`): it is read through a thread that runs.
     public static func read(pid: ProcessID, procRoot: String = "/proc") -> [String: String]? {
-        FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/environ").map(parse)
+        let bytes = FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/environ")
+        guard bytes?.isEmpty ?? true, let thread = ProcessTable.readableThread(of: pid, procRoot: procRoot) else {
+            return bytes.map(parse)
+        }
+        let folder = ProcessEntry.folder(of: pid, thread: thread, in: procRoot)
+        return FileSystem.readBytes(folder + "/environ").map(parse)
     }
 
     /// Parses NUL-separated `KEY=value` pairs; the first definition of a key wins, as in `getenv(3)`.
