@@ -82,6 +82,21 @@ extension AppIdentityOfRealProcesses {
         #expect(table.entries[ProcessID(atOnce)]?.user == UserID(65534))
     }
 
+    /// A thread may end between the listing of a process's threads and the read of its program; another is read.
+    /// (The moment can't be made on demand: a copy of /proc whose first threads have no program stands for it.)
+    @Test func aThreadThatEndedSinceItWasListedIsPassedOverForOneThatRuns() throws {
+        let root = "/tmp/st-leaderless-threads-\(getpid())"
+        defer { _ = try? removeTree(root) }
+        // One thread runs, fifty have ended: in whatever order the folder lists them, one that ended almost surely
+        // comes first (made last, where a folder lists its newest entries first).
+        try writeFile("\(root)/100/task/151/stat", "")
+        #expect(symlink("/usr/games/supertuxkart", "\(root)/100/task/151/exe") == 0)
+        for thread in 100...150 { try writeFile("\(root)/100/task/\(thread)/stat", "") }
+        let program = ProcessTable.program(procRoot: root, pid: ProcessID(100))
+        #expect(program?.executable == "/usr/games/supertuxkart")
+        #expect(program?.thread == 151)
+    }
+
     /// Its environment is its threads': a monitor extension whose main thread has exited still shows the token it
     /// was started with, and a session's process its display.
     @Test func aProcessWhoseMainThreadExitedIsReadForItsEnvironmentThroughAThreadThatRuns() throws {

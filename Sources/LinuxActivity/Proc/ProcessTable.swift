@@ -512,7 +512,8 @@ public final class ProcessTable {
 
     /// The program `pid` runs, read from the process's own folder of `/proc` or, once its main thread has exited while
     /// other threads run on (`pthread_exit` in `main`, which a preloaded library can make any program do; its own
-    /// `exe` and `cmdline` then read as nothing), from that of a thread that runs (`thread`).
+    /// `exe` and `cmdline` then read as nothing), from that of a thread that runs (`thread`): the first listed whose
+    /// link reads, since one may end between the listing and the read.
     static func program(procRoot: String, pid: ProcessID) -> (executable: String, thread: Int32?)? {
         func executable(in folder: String, failure: inout Int32) -> String? {
             guard var target = FileSystem.readLink(folder + "/exe", failure: &failure) else { return nil }
@@ -524,8 +525,15 @@ public final class ProcessTable {
         if let target = executable(in: folder, failure: &failure) { return (target, nil) }
         // A link that isn't there (the main thread has exited, or the process) is looked for in a thread; one that
         // may not be read (another user's process) is not.
-        guard failure == ENOENT, let thread = runningThread(of: pid, procRoot: procRoot) else { return nil }
-        return executable(in: folder + "/task/\(thread)", failure: &failure).map { ($0, thread) }
+        guard failure == ENOENT else { return nil }
+        var program: (executable: String, thread: Int32?)?
+        FileSystem.forEachNumericEntry(folder + "/task") { thread in
+            guard program == nil, thread != pid.rawValue,
+                let target = executable(in: folder + "/task/\(thread)", failure: &failure)
+            else { return }
+            program = (target, thread)
+        }
+        return program
     }
 
     /// A thread of `pid` other than its main thread, if one is listed.
