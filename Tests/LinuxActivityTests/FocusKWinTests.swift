@@ -9,7 +9,8 @@ import Testing
 /// clients are wev: they share the class `wev` and are told apart by pid.)
 @Suite(.serialized, .enabled(if: FocusTestEnvironment.report(FocusTestEnvironment.kwinSkipReason)))
 struct FocusKWinTests {
-    static let scriptPath = FocusTestEnvironment.checkoutFile("packaging/kwin-script/screentime-focus/contents/code/main.js")
+    static let scriptPath = FocusTestEnvironment.checkoutFile(
+        "packaging/kwin-script/screentime-focus/contents/code/main.js")
 
     /// A running headless KWin with the source opened on its bus.
     final class Session {
@@ -27,8 +28,17 @@ struct FocusKWinTests {
 
         /// Starts KWin, waits for its bus, opens the source (which loads the script) and for the Wayland socket.
         func start() throws -> KWinFocusSource {
+            // Debian's kwin_wayland carries file capabilities (cap_sys_nice); where they cannot be granted (a
+            // container's bounding set), exec fails with EPERM. A copy has none, and root's (the source believes a
+            // KWin only root can change).
+            let folder = try processes.temporaryDirectory("stfocus-kwin")
+            chmod(folder, 0o755)
+            let program = folder + "/kwin_wayland"
+            guard try processes.run("/bin/cp", ["/usr/bin/kwin_wayland", program]).status == 0 else {
+                throw FocusSourceError(.connectionFailed, "cannot copy kwin_wayland to \(folder)")
+            }
             try processes.start(
-                asUser: user, "/bin/sh", [FocusTestEnvironment.script("kwin-session.sh"), runtimeDirectory],
+                asUser: user, "/bin/sh", [FocusTestEnvironment.script("kwin-session.sh"), runtimeDirectory, program],
                 environment: ["XDG_RUNTIME_DIR": runtimeDirectory], log: runtimeDirectory + "/kwin.log")
             let address = UserSessionBus.address(ofUserBusAt: runtimeDirectory + "/session-bus-socket", uid: user.uid)
             var lastError: FocusSourceError?

@@ -19,11 +19,20 @@ public struct FocusSessionContext: Sendable {
     /// The environment of a process of the session (`ProcessEnvironment.read(pid:)` of its leader or of a
     /// process with a `DISPLAY`/`WAYLAND_DISPLAY`): `XAUTHORITY`, `SWAYSOCK`, `XDG_CURRENT_DESKTOP`, ...
     public var environment: [String: String]
+    /// logind's id of the session.
+    public var sessionID: String?
+    /// The session's leader (logind's `Leader`).
+    public var leader: ProcessID?
+    /// Whether the session's user is limited by a guardian, who must not be able to pick what reports their focus:
+    /// the desktop is logind's word alone (not `XDG_CURRENT_DESKTOP`, which the user sets), a session of a named
+    /// desktop gets that desktop's source alone, and a sway is believed only as the session's own compositor.
+    public var limitedByGuardian: Bool
 
     /// Creates a context; `runtimeDirectory` defaults to `/run/user/UID`.
     public init(
         sessionType: String, display: String? = nil, desktop: String? = nil, uid: UserID, home: String? = nil,
-        runtimeDirectory: String? = nil, environment: [String: String] = [:]
+        runtimeDirectory: String? = nil, environment: [String: String] = [:], sessionID: String? = nil,
+        leader: ProcessID? = nil, limitedByGuardian: Bool = false
     ) {
         self.sessionType = sessionType
         self.display = display
@@ -32,6 +41,24 @@ public struct FocusSessionContext: Sendable {
         self.home = home
         self.runtimeDirectory = runtimeDirectory ?? "/run/user/\(uid.rawValue)"
         self.environment = environment
+        self.sessionID = sessionID
+        self.leader = leader
+        self.limitedByGuardian = limitedByGuardian
+    }
+
+    /// The Wayland focus sources to try, in order: the one of the desktop the session names first (logind's
+    /// `Desktop`, else, but for a guardian's limited user, `XDG_CURRENT_DESKTOP`); for a guardian's limited user, that
+    /// one alone, so that a compositor or a bus name of theirs is never asked instead (a sway nested in GNOME, a
+    /// program that owns `org.kde.KWin` where KWin doesn't run).
+    var waylandSources: [String] {
+        let named = (desktop ?? (limitedByGuardian ? nil : environment["XDG_CURRENT_DESKTOP"]) ?? "").lowercased()
+        let own: String? =
+            named.contains("gnome") || named.hasPrefix("ubuntu") || named == "pop"
+            ? "gnome-shell"
+            : named.contains("kde") || named.contains("plasma") ? "kwin" : named.contains("sway") ? "sway" : nil
+        guard let own else { return ["sway", "gnome-shell", "kwin"] }
+        if limitedByGuardian { return [own] }
+        return [own] + ["sway", "gnome-shell", "kwin"].filter { $0 != own }
     }
 }
 
@@ -54,9 +81,10 @@ public struct FocusSourceUnavailable: Error, Sendable, CustomStringConvertible {
 /// Picks and opens the focus source of a logind session.
 ///
 /// - x11: `X11FocusSource` on the session's display, with the user's cookie (`XAuthority.candidatePaths`).
-/// - wayland: sway IPC if `SWAYSOCK` is set or a `sway-ipc.UID.*.sock` is in the runtime directory; otherwise,
-///   on the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `RUNTIME_DIR/bus`), the GNOME Shell extension or the
-///   KWin script, the desktop named by the session first.
+/// - wayland: the source of the desktop the session names first (`FocusSessionContext.waylandSources`; for a
+///   guardian's limited user, that one alone), then the others: sway IPC if `SWAYSOCK` is set or a
+///   `sway-ipc.UID.*.sock` is in the runtime directory; on the session bus (`DBUS_SESSION_BUS_ADDRESS`, else
+///   `RUNTIME_DIR/bus`), the GNOME Shell extension or the KWin script.
 /// - anything else (tty): no source; the collector uses the terminal's foreground process group.
 ///
 /// Opening a source performs I/O (connect, first query): call it from the collector's service, not on every
@@ -78,33 +106,33 @@ public enum FocusSources {
                 attempts.append(("x11", error))
             }
         case "wayland":
-            let sockets = swaySockets(context)
-            for socket in sockets {
-                do {
-                    return try SwayFocusSource(socketPath: socket)
-                } catch {
-                    attempts.append(("sway", error))
-                }
-            }
-            let address = busAddress(context)
-            let desktop = (context.desktop ?? context.environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased()
-            var order: [String] = ["gnome-shell", "kwin"]
-            if desktop.contains("kde") || desktop.contains("plasma") { order.reverse() }
-            for name in order {
-                do {
-                    if name == "gnome-shell" { return try GnomeShellFocusSource(busAddress: address) }
-                    return try KWinFocusSource(busAddress: address, scriptPath: kwinScriptPath)
+            for name in context.waylandSources {
+                do throws(FocusSourceError) {
+                    switch name {
+                    case "sway":
+                        let sockets = swaySockets(context)
+                        if sockets.isEmpty {
+                            throw FocusSourceError(
+                                .noSourceForSession,
+                                "no SWAYSOCK and no sway-ipc socket in \(context.runtimeDirectory)")
+                        }
+                        // A guardian's limited user's sway must be the session's own compositor.
+                        let session =
+                            context.limitedByGuardian
+                            ? SessionCompositor(id: context.sessionID ?? "", leader: context.leader) : nil
+                        for socket in sockets {
+                            do {
+                                return try SwayFocusSource(socketPath: socket, session: session)
+                            } catch {
+                                attempts.append((name, error))
+                            }
+                        }
+                    case "gnome-shell": return try GnomeShellFocusSource(busAddress: busAddress(context))
+                    default: return try KWinFocusSource(busAddress: busAddress(context), scriptPath: kwinScriptPath)
+                    }
                 } catch {
                     attempts.append((name, error))
                 }
-            }
-            if sockets.isEmpty {
-                attempts.append(
-                    (
-                        "sway",
-                        FocusSourceError(
-                            .noSourceForSession, "no SWAYSOCK and no sway-ipc socket in \(context.runtimeDirectory)")
-                    ))
             }
         default:
             attempts.append(

@@ -11,8 +11,9 @@ import Synchronization
 /// `org.gnome.Mutter.IdleMonitor` `GetIdletime` (milliseconds), re-read every `idleRefreshInterval`; between
 /// reads `current()` adds the elapsed time, so a reading may overstate idleness by at most that interval.
 ///
-/// Only a `org.screentime.Focus` owned by the same connection as `org.gnome.Shell` is believed: any other
-/// program of the user could own the name and report a window of its choice.
+/// Only a `org.screentime.Focus` owned by the same connection as `org.gnome.Shell`, itself owned by a `gnome-shell`
+/// only root can change, is believed: any other program of the user could own the names and report a window of its
+/// choice.
 public final class GnomeShellFocusSource: FocusSource {
     /// `gnome-shell`.
     public let name = "gnome-shell"
@@ -52,6 +53,12 @@ public final class GnomeShellFocusSource: FocusSource {
             throw FocusSourceError(
                 .protocolViolation, "\(Self.busName) is owned by \(owner), not by GNOME Shell (\(shell)); not trusted")
         }
+        // And the name's owner is GNOME Shell: a program of the user's could own both names where it doesn't run.
+        guard let shellProcess = bus.processID(ofConnection: shell, timeout: UserSessionBus.callTimeout) else {
+            throw FocusSourceError(.connectionFailed, "cannot tell which process owns org.gnome.Shell")
+        }
+        try FocusServer.checkProgram(
+            of: shellProcess, isOneOf: ["gnome-shell"], serving: "org.gnome.Shell on the session bus")
         thread = try EventThread.forFocusSource()
         let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.call(

@@ -9,7 +9,8 @@ import Synchronization
 /// `WindowActivated(s pid, s resource_class, s desktop_file_name)`; it then loads
 /// `packaging/kwin-script/screentime-focus/contents/code/main.js` through `org.kde.kwin.Scripting.loadScript`
 /// and `start`. The script reports the active window at start and on every `windowActivated`
-/// (`clientActivated` before Plasma 6). Only calls whose sender is the owner of `org.kde.KWin` are believed.
+/// (`clientActivated` before Plasma 6). Only calls whose sender is the owner of `org.kde.KWin`, a `kwin_wayland` or
+/// `kwin_x11` only root can change, are believed.
 /// On `close()` the script is unloaded.
 ///
 /// Idle time comes from `org.freedesktop.ScreenSaver.GetSessionIdleTime` (seconds) when KDE answers it; some
@@ -48,6 +49,12 @@ public final class KWinFocusSource: FocusSource {
         guard let kwin = bus.nameOwner("org.kde.KWin", timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(.noSourceForSession, "no KWin on the session bus at \(busAddress)")
         }
+        // A program of the user's could own the name where KWin doesn't run (a GNOME session) and report anything.
+        guard let kwinProcess = bus.processID(ofConnection: kwin, timeout: UserSessionBus.callTimeout) else {
+            throw FocusSourceError(.connectionFailed, "cannot tell which process owns org.kde.KWin")
+        }
+        try FocusServer.checkProgram(
+            of: kwinProcess, isOneOf: ["kwin_wayland", "kwin_x11"], serving: "org.kde.KWin on the session bus")
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }

@@ -35,10 +35,16 @@ public final class SwayFocusSource: FocusSource {
     /// - Parameters:
     ///   - socketPath: `SWAYSOCK`, or a `sway-ipc.UID.PID.sock` in the user's runtime directory.
     ///   - treeRefreshInterval: how often the tree is re-read for idle inhibitors (focus never needs it).
-    public init(socketPath: String, treeRefreshInterval: Duration = .seconds(2)) throws(FocusSourceError) {
+    ///   - session: for a guardian's limited user, the logind session whose own compositor the sway must be
+    ///     (`FocusServer.checkIsSessionsOwn`); nil believes any sway only root can change.
+    public init(
+        socketPath: String, treeRefreshInterval: Duration = .seconds(2), session: SessionCompositor? = nil
+    )
+        throws(FocusSourceError)
+    {
         self.socketPath = socketPath
         self.treeRefreshInterval = treeRefreshInterval
-        connection = try SwayIPCConnection(path: socketPath)
+        connection = try SwayIPCConnection(path: socketPath, session: session)
         thread = try EventThread.forFocusSource()
         try connection.send(.getTree)
         let tree = try Self.decode(SwayNode.self, from: try connection.receive().payload)

@@ -33,10 +33,11 @@ final class SwayIPCConnection: @unchecked Sendable {
     /// reads a message once `poll` says one has begun) may hang on it.
     static let timeout = 2
 
-    /// Connects to the socket at `path`, served by the system's sway (`checkPeer`).
+    /// Connects to the socket at `path`, served by the system's sway (`checkPeer`) — and, with `session`, by the
+    /// compositor of that logind session (a guardian's limited user's: `FocusServer.checkIsSessionsOwn`).
     ///
     /// The corresponding C functions are `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC)`, `setsockopt` and `connect`.
-    init(path: String) throws(FocusSourceError) {
+    init(path: String, session: SessionCompositor? = nil) throws(FocusSourceError) {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {
             throw FocusSourceError(.connectionFailed, "cannot create a socket", underlying: Errno(rawValue: errno))
@@ -64,7 +65,7 @@ final class SwayIPCConnection: @unchecked Sendable {
             Glibc.close(descriptor)
             throw FocusSourceError(.connectionFailed, "cannot connect to sway at \(path)", underlying: error)
         }
-        do throws(FocusSourceError) { try Self.checkPeer(descriptor, path: path) } catch {
+        do throws(FocusSourceError) { try Self.checkPeer(descriptor, path: path, session: session) } catch {
             Glibc.close(descriptor)
             throw error
         }
@@ -78,20 +79,21 @@ final class SwayIPCConnection: @unchecked Sendable {
 
     /// Refuses a socket not served by the system's sway: a program named `sway` that only root can change. The path
     /// is the session's to name (`SWAYSOCK`, a file in its runtime folder), and a program of the user's that spoke
-    /// the protocol could report any window as the focused one.
+    /// the protocol could report any window as the focused one. With `session`, the sway must also be that
+    /// session's own compositor, not one its user runs nested in their desktop.
     ///
     /// The corresponding C function is `getsockopt(SO_PEERCRED)` (`clinux_socket_peer_pid`).
-    private static func checkPeer(_ descriptor: Int32, path: String) throws(FocusSourceError) {
+    private static func checkPeer(_ descriptor: Int32, path: String, session: SessionCompositor?)
+        throws(FocusSourceError)
+    {
         let pid = clinux_socket_peer_pid(descriptor)
         guard pid > 0 else {
             throw FocusSourceError(
                 .connectionFailed, "cannot tell which process serves \(path)", underlying: Errno(rawValue: errno))
         }
-        let program = ProcessTable.executable(procRoot: "/proc", pid: ProcessID(pid))
-        guard let program, baseName(program) == "sway", FileSystem.isRootsAlone(program) else {
-            throw FocusSourceError(
-                .unsupported,
-                "\(path) is served by \(program ?? "process \(pid)"), not by a sway only root can change")
+        try FocusServer.checkProgram(of: ProcessID(pid), isOneOf: ["sway"], serving: path)
+        if let session {
+            try FocusServer.checkIsSessionsOwn(ProcessID(pid), session: session, names: ["sway"], serving: path)
         }
     }
 

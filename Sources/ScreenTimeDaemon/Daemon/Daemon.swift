@@ -98,7 +98,7 @@ public final class Daemon {
         tokenizer = try Tokenizer.loadOrCreate(keyAt: settings.tokenKeyPath)
         var configuration = Collector.Configuration()
         configuration.idleTimeout = settings.idleTimeout
-        configuration.focusSourceFactory = DesktopFocus.factory
+        configuration.focusSourceFactory = DesktopFocus.factory(limitedByGuardian: settings.system)
         configuration.limitedByGuardian = settings.system
         collector = Collector(configuration: configuration, tokenizer: tokenizer)
         storeWriter = StoreWriter(

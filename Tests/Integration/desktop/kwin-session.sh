@@ -1,10 +1,11 @@
 #!/bin/sh
 # Runs KWin headless (kwin_wayland --virtual) for the focus tests, as the calling (unprivileged) user.
-#   kwin-session.sh RUNTIME_DIR
+#   kwin-session.sh RUNTIME_DIR KWIN_WAYLAND
 # Like gnome-shell-session.sh: a private session bus without service activation, RUNTIME_DIR/session-bus and
 # RUNTIME_DIR/bus-pids for the caller, then exec kwin_wayland so that the caller's pid is KWin's.
 set -eu
 runtime=$1
+program=$2
 export XDG_RUNTIME_DIR="$runtime"
 export XDG_CONFIG_HOME="$runtime/config"
 export XDG_DATA_HOME="$runtime/data"
@@ -30,7 +31,5 @@ export DBUS_SESSION_BUS_ADDRESS=$(echo "$session" | sed -n 1p)
 echo "$DBUS_SESSION_BUS_ADDRESS" > "$runtime/session-bus.tmp"
 mv "$runtime/session-bus.tmp" "$runtime/session-bus"
 export QT_QPA_PLATFORM=wayland KWIN_COMPOSE=Q
-# Debian's kwin_wayland carries file capabilities (cap_sys_nice); where they cannot be granted (a container's
-# bounding set), exec fails with EPERM. A copy has none.
-cp /usr/bin/kwin_wayland "$runtime/kwin_wayland"
-exec "$runtime/kwin_wayland" --virtual --no-lockscreen --no-global-shortcuts --socket wayland-kwin
+# KWIN_WAYLAND: a copy of /usr/bin/kwin_wayland without its file capabilities, which a container may not grant.
+exec "$program" --virtual --no-lockscreen --no-global-shortcuts --socket wayland-kwin
