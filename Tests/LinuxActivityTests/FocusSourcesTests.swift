@@ -189,18 +189,24 @@ struct FocusSourcesTests {
         #expect(nested?.message.contains("nested in /usr/bin/sway") == true, "\(nested as Any)")
     }
 
+    /// Starts a session bus of its own (`dbus-daemon`, stopped with `processes`) at `RUNTIME/bus`; returns RUNTIME.
+    func startSessionBus(in processes: FocusTestProcesses) throws -> String {
+        let runtime = try processes.temporaryDirectory("stfocus-bus")
+        let daemon = try processes.start(
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(runtime)/bus"],
+            captureOutput: true)
+        _ = daemon.readLine()
+        return runtime
+    }
+
     @Test(
         "a Wayland session whose bus has neither GNOME Shell nor KWin lists why each source was refused",
         .enabled(if: FocusTestEnvironment.missing(["dbus-daemon"]).isEmpty))
     func waylandWithoutCompositorExplains() throws {
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
-        let runtime = try processes.temporaryDirectory("stfocus-bus")
-        let bus = try processes.start(
-            "/usr/bin/dbus-daemon",
-            ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(runtime)/bus"],
-            captureOutput: true)
-        _ = bus.readLine()
+        let runtime = try startSessionBus(in: processes)
         let error = #expect(throws: FocusSourceUnavailable.self) {
             try FocusSources.make(
                 FocusSessionContext(sessionType: "wayland", uid: UserID(getuid()), runtimeDirectory: runtime))
@@ -218,12 +224,7 @@ struct FocusSourcesTests {
     func aProgramOwningADesktopsBusNamesIsNotBelieved() throws {
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
-        let runtime = try processes.temporaryDirectory("stfocus-bus")
-        let daemon = try processes.start(
-            "/usr/bin/dbus-daemon",
-            ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(runtime)/bus"],
-            captureOutput: true)
-        _ = daemon.readLine()
+        let runtime = try startSessionBus(in: processes)
         let address = "unix:path=\(runtime)/bus"
         // Where KWin doesn't run (a GNOME session), or GNOME Shell (a KDE one), any program may own their names.
         let impostor = try Bus.connect(address: address)

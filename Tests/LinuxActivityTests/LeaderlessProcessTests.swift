@@ -19,6 +19,16 @@ extension AppIdentityOfRealProcesses {
         return program
     }
 
+    /// Whether the main thread of `pid` exits (its state turns `Z`) within 5 s.
+    func mainThreadExits(_ pid: pid_t) -> Bool {
+        for _ in 0..<250 {
+            let stat = FileSystem.readText("/proc/\(pid)/stat").flatMap { ProcessStat(parsing: Array($0.utf8)) }
+            if stat?.state == "Z" { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
     @Test func aProcessWhoseMainThreadExitedIsStillItsProgramUntilItsLastThreadEnds() throws {
         let directory = "/tmp/st-leaderless-\(getpid())"
         defer { _ = try? removeTree(directory) }
@@ -34,14 +44,7 @@ extension AppIdentityOfRealProcesses {
             table.refresh()
         }
         #expect(table.entries[ProcessID(pid)]?.executable == program)
-        var leaderExited = false
-        for _ in 0..<250 where !leaderExited {
-            usleep(20_000)
-            leaderExited =
-                FileSystem.readText("/proc/\(pid)/stat").flatMap { ProcessStat(parsing: Array($0.utf8)) }?
-                .state == "Z"
-        }
-        try #require(leaderExited, "the main thread did not exit")
+        try #require(mainThreadExits(pid), "the main thread did not exit")
         for _ in 0..<5 {
             table.refresh()
             usleep(20_000)
@@ -105,14 +108,7 @@ extension AppIdentityOfRealProcesses {
         let program = try leaderlessProgram(in: directory)
         let pid = try spawn([program, "0"], environment: ["SCREENTIME_EXTENSION_TOKEN=0123abcd", "DISPLAY=:7"])
         defer { stop([pid]) }
-        var leaderExited = false
-        for _ in 0..<250 where !leaderExited {
-            usleep(20_000)
-            leaderExited =
-                FileSystem.readText("/proc/\(pid)/stat").flatMap { ProcessStat(parsing: Array($0.utf8)) }?
-                .state == "Z"
-        }
-        try #require(leaderExited, "the main thread did not exit")
+        try #require(mainThreadExits(pid), "the main thread did not exit")
         #expect(FileSystem.readBytes("/proc/\(pid)/environ") == nil, "its own environ reads: nothing to test")
         #expect(ProcessEnvironment.read(pid: ProcessID(pid))?["DISPLAY"] == ":7")
         let caller = try #require(
