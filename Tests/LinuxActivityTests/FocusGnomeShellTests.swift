@@ -10,6 +10,8 @@ import Testing
 struct FocusGnomeShellTests {
     static let extensionDirectory = FocusTestEnvironment.checkoutFile(
         "packaging/gnome-shell-extension/legacy/screentime-focus@screentime.org")
+    /// An extension that leaves the overview at start-up (`Tests/Integration/desktop`).
+    static let helperDirectory = FocusTestEnvironment.script("gnome-test-helper@screentime.org")
 
     /// A running headless gnome-shell, its session bus and the Wayland environment for clients.
     struct Shell {
@@ -38,12 +40,23 @@ struct FocusGnomeShellTests {
         }
     }
 
-    func startShell(_ processes: FocusTestProcesses) throws -> Shell {
+    /// Starts gnome-shell with the Screen Time extension and the test helper installed as the system's (in a data
+    /// folder of root's), and the extensions in `usersOwn` installed as the user's, not enabled.
+    func startShell(_ processes: FocusTestProcesses, usersOwn: String? = nil) throws -> Shell {
         guard let user = FocusTestUser.ensure() else { throw POSIXError(.EPERM) }
         let runtime = try user.runtimeDirectory(in: processes)
+        let system = try processes.temporaryDirectory("stfocus-gnome-data")
+        chmod(system, 0o755)
+        let extensions = system + "/gnome-shell/extensions"
+        try FileManager.default.createDirectory(atPath: extensions, withIntermediateDirectories: true)
+        for folder in [Self.extensionDirectory, Self.helperDirectory] {
+            guard try processes.run("/bin/cp", ["-r", folder, extensions]).status == 0 else {
+                throw POSIXError(.EIO)
+            }
+        }
         let compositor = try processes.start(
             asUser: user, "/bin/sh",
-            [FocusTestEnvironment.script("gnome-shell-session.sh"), runtime, Self.extensionDirectory],
+            [FocusTestEnvironment.script("gnome-shell-session.sh"), runtime, system] + (usersOwn.map { [$0] } ?? []),
             environment: ["XDG_RUNTIME_DIR": runtime], log: runtime + "/gnome-shell.log")
         var address: String?
         _ = FocusTestEnvironment.waitUntil(timeout: .seconds(20)) {
@@ -63,13 +76,14 @@ struct FocusGnomeShellTests {
     }
 
     /// Opens the source once the shell has loaded the extension.
-    func openSource(_ shell: Shell) throws -> GnomeShellFocusSource {
+    func openSource(_ shell: Shell, allowsUsersExtensions: Bool = true) throws -> GnomeShellFocusSource {
         var lastError: FocusSourceError?
         var source: GnomeShellFocusSource?
         _ = FocusTestEnvironment.waitUntil(timeout: .seconds(30)) {
             do throws(FocusSourceError) {
                 source = try GnomeShellFocusSource(
-                    busAddress: shell.busAddress, idleRefreshInterval: .milliseconds(250))
+                    busAddress: shell.busAddress, idleRefreshInterval: .milliseconds(250),
+                    allowsUsersExtensions: allowsUsersExtensions)
             } catch {
                 lastError = error
             }
@@ -122,6 +136,49 @@ struct FocusGnomeShellTests {
         let laterIdle = try #require(focus.current()?.idleTime)
         print("gnome-shell: statistics \(focus.statistics), idle \(firstIdle) then \(laterIdle)")
         #expect(laterIdle > firstIdle)
+    }
+
+    @Test(
+        "a guardian's limited user's GNOME Shell is believed while it runs the system's extensions alone, not once one of theirs runs"
+    )
+    func aGuardiansLimitedUsersShellRunsNoExtensionOfTheirs() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let processes = FocusTestProcesses()
+        var shell: Shell?
+        var source: GnomeShellFocusSource?
+        defer {
+            source?.close()
+            if let shell { shell.stop(processes) } else { processes.stopAll() }
+        }
+        // An extension of the user's own, installed but not enabled: a copy of the test helper under a uuid of theirs.
+        let own = try processes.temporaryDirectory("stfocus-gnome-own")
+        chmod(own, 0o755)
+        let uuid = "own-extension@example.org"
+        try FileManager.default.createDirectory(atPath: own + "/" + uuid, withIntermediateDirectories: true)
+        let helper = try String(contentsOfFile: Self.helperDirectory + "/extension.js", encoding: .utf8)
+        try helper.write(toFile: own + "/\(uuid)/extension.js", atomically: true, encoding: .utf8)
+        let metadata = try String(contentsOfFile: Self.helperDirectory + "/metadata.json", encoding: .utf8)
+            .replacingOccurrences(of: "gnome-test-helper@screentime.org", with: uuid)
+        try metadata.write(toFile: own + "/\(uuid)/metadata.json", atomically: true, encoding: .utf8)
+        shell = try startShell(processes, usersOwn: own)
+        let focus = try openSource(shell!, allowsUsersExtensions: false)
+        source = focus
+        #expect(focus.current() != nil)
+        // The user enables theirs (as the Extensions app does): the source ends, and opening it again is refused.
+        let bus = try Bus.connect(address: shell!.busAddress)
+        _ = try bus.call(
+            destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.gnome.Shell.Extensions",
+            member: "EnableExtension", arguments: [.string(uuid)], timeout: .seconds(5))
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) { focus.current() == nil } != nil,
+            "the source still reports focus with an extension of the user's running")
+        let refused = #expect(throws: FocusSourceError.self) {
+            try GnomeShellFocusSource(busAddress: shell!.busAddress, allowsUsersExtensions: false)
+        }
+        #expect(refused?.message.contains("extensions of the user's own (\(uuid))") == true, "\(refused as Any)")
+        // A user's own daemon believes it.
+        try GnomeShellFocusSource(busAddress: shell!.busAddress).close()
     }
 
     @Test("accounting: A 2 s, B 3 s, A 2 s (B opened, then closed) within 1 s per app")

@@ -25,7 +25,8 @@ public struct FocusSessionContext: Sendable {
     public var leader: ProcessID?
     /// Whether the session's user is limited by a guardian, who must not be able to pick what reports their focus:
     /// the desktop is logind's word alone (not `XDG_CURRENT_DESKTOP`, which the user sets), a session of a named
-    /// desktop gets that desktop's source alone, and a sway is believed only as the session's own compositor.
+    /// desktop gets that desktop's source alone, a sway is believed only as the session's own compositor, and GNOME
+    /// Shell only while it runs none of the user's own extensions.
     public var limitedByGuardian: Bool
 
     /// Creates a context; `runtimeDirectory` defaults to `/run/user/UID`.
@@ -127,7 +128,9 @@ public enum FocusSources {
                                 attempts.append((name, error))
                             }
                         }
-                    case "gnome-shell": return try GnomeShellFocusSource(busAddress: busAddress(context))
+                    case "gnome-shell":
+                        return try GnomeShellFocusSource(
+                            busAddress: busAddress(context), allowsUsersExtensions: !context.limitedByGuardian)
                     default: return try KWinFocusSource(busAddress: busAddress(context), scriptPath: kwinScriptPath)
                     }
                 } catch {

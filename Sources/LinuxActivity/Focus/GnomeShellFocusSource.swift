@@ -36,7 +36,14 @@ public final class GnomeShellFocusSource: FocusSource {
 
     /// Connects to the session bus at `busAddress`, checks that GNOME Shell runs the extension, reads the focus
     /// and starts following `FocusChanged`.
-    public init(busAddress: String, idleRefreshInterval: Duration = .seconds(1)) throws(FocusSourceError) {
+    ///
+    /// Without `allowsUsersExtensions` (a guardian's limited user's session), GNOME Shell is believed only while it
+    /// runs none of the user's own extensions: every extension runs inside the shell, and one of theirs (a copy of
+    /// this one, which GNOME loads instead of the system's, or one that patches the shell) could report any window.
+    /// Installed but not enabled, theirs are no matter; enabling one ends the source (`current()` turns nil).
+    public init(
+        busAddress: String, idleRefreshInterval: Duration = .seconds(1), allowsUsersExtensions: Bool = true
+    ) throws(FocusSourceError) {
         self.idleRefreshInterval = idleRefreshInterval
         let bus = try UserSessionBus.connect(address: busAddress)
         self.bus = bus
@@ -59,6 +66,27 @@ public final class GnomeShellFocusSource: FocusSource {
         }
         try FocusServer.checkProgram(
             of: shellProcess, isOneOf: ["gnome-shell"], serving: "org.gnome.Shell on the session bus")
+        if !allowsUsersExtensions {
+            let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
+                try bus.call(
+                    destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: Self.extensionsInterface,
+                    member: "ListExtensions", timeout: UserSessionBus.callTimeout)
+            }
+            var own: [String] = []
+            if case .array(_, let extensions)? = reply.readAll().first {
+                for case .dictionaryEntry(.string(let uuid), let properties) in extensions
+                where Self.isUsersOwnAndEnabled(properties) {
+                    own.append(uuid)
+                }
+            }
+            guard own.isEmpty else {
+                throw FocusSourceError(
+                    .unsupported,
+                    "GNOME Shell runs extensions of the user's own (\(own.sorted().joined(separator: ", "))), which "
+                        + "could make it report any window: a guardian's limited user's focus is read only while the "
+                        + "system's extensions alone run (lock org.gnome.shell disable-user-extensions with dconf)")
+            }
+        }
         thread = try EventThread.forFocusSource()
         let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.call(
@@ -91,6 +119,17 @@ public final class GnomeShellFocusSource: FocusSource {
             ) { [weak self] _ in
                 // The extension was disabled or GNOME Shell restarted: the collector reopens the source later.
                 self?.state.withLock { $0.connected = false }
+            }
+            if !allowsUsersExtensions {
+                try bus.addMatch(
+                    "type='signal',sender='\(shell)',interface='\(Self.extensionsInterface)',"
+                        + "member='ExtensionStateChanged'"
+                ) { [weak self] message in
+                    // An extension of the user's own enabled: the collector reopens the source, which refuses.
+                    let arguments = message.readAll()
+                    guard arguments.count == 2, Self.isUsersOwnAndEnabled(arguments[1]) else { return }
+                    self?.state.withLock { $0.connected = false }
+                }
             }
         }
         thread.start(name: "screentime-gnome-focus") { [self] in runEventLoop() }
@@ -128,6 +167,20 @@ public final class GnomeShellFocusSource: FocusSource {
             let milliseconds = reply.readUnsigned()
         else { return nil }
         return .milliseconds(Int64(clamping: milliseconds))
+    }
+
+    static let extensionsInterface = "org.gnome.Shell.Extensions"
+
+    /// Whether an extension's properties (the `a{sv}` of `org.gnome.Shell.Extensions`, whose numbers are doubles)
+    /// say it is the user's own (`type` 2, not the system's 1) and enabled or being enabled (`state` 1 or 8).
+    static func isUsersOwnAndEnabled(_ properties: BusValue) -> Bool {
+        guard case .array(_, let entries) = properties else { return false }
+        var type: Double?
+        var state: Double?
+        for case .dictionaryEntry(.string(let key), .variant(.double(let number))) in entries {
+            if key == "type" { type = number } else if key == "state" { state = number }
+        }
+        return type == 2 && (state == 1 || state == 8)
     }
 
     /// `(u pid, s app_id, s wm_class)` as a window; pid 0 and empty strings mean "unknown", all empty "none".
