@@ -56,6 +56,64 @@ struct FocusX11Tests {
         print("x11: statistics \(source.statistics)")
     }
 
+    /// What a program of the user's does to have another window taken for the one in front: it sets the root
+    /// window's `_NET_ACTIVE_WINDOW` itself (libX11's `XChangeProperty`, through python3's ctypes).
+    static let nameActiveWindow = """
+        import ctypes, sys
+        x = ctypes.CDLL("libX11.so.6")
+        x.XOpenDisplay.restype = ctypes.c_void_p
+        x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+        display = x.XOpenDisplay(None)
+        x.XDefaultRootWindow.restype = ctypes.c_ulong
+        x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+        x.XInternAtom.restype = ctypes.c_ulong
+        x.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        x.XChangeProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_int,
+                                      ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+        x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+        window = (ctypes.c_long * 1)(int(sys.argv[1], 0))
+        # Type WINDOW (33), 32-bit, replacing what the window manager wrote.
+        x.XChangeProperty(display, x.XDefaultRootWindow(display), x.XInternAtom(display, b"_NET_ACTIVE_WINDOW", 0),
+                          33, 32, 0, window, 1)
+        x.XCloseDisplay(display)
+        """
+
+    @Test("for a guardian's limited user, a window another client names active is not believed over the keyboard focus")
+    func aWindowNamedActiveByAnotherClientIsNotBelievedOverTheKeyboardFocus() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let desktop = try startDesktop(processes)
+        let guardians = try X11FocusSource(
+            display: desktop.server.x11Display, authority: nil, followsKeyboardFocus: true)
+        defer { guardians.close() }
+        let users = try X11FocusSource(display: desktop.server.x11Display, authority: nil)
+        defer { users.close() }
+        let terminal = FocusedWindow(pid: ProcessID(desktop.terminal.process.pid), windowClass: "StFocusTerm")
+        let calculator = FocusedWindow(pid: ProcessID(desktop.calculator.process.pid), windowClass: "XCalc")
+        try desktop.server.activate(desktop.terminal.window, in: processes)
+        #expect(
+            FocusTestEnvironment.waitUntil {
+                guardians.current()?.window == terminal && users.current()?.window == terminal
+            } != nil, "the terminal never came to the front")
+        // The terminal keeps the keyboard; the calculator is named active.
+        let named = try processes.run(
+            "/usr/bin/python3", ["-c", Self.nameActiveWindow, desktop.calculator.window],
+            environment: desktop.server.environment)
+        try #require(named.status == 0, "python3 could not set _NET_ACTIVE_WINDOW")
+        #expect(
+            FocusTestEnvironment.waitUntil { users.current()?.window == calculator } != nil,
+            "the property was not set: nothing to test")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(guardians.current()?.window == terminal, "\(String(describing: guardians.current()?.window))")
+        // The window manager's own switch is followed.
+        try desktop.server.activate(desktop.calculator.window, in: processes)
+        #expect(FocusTestEnvironment.waitUntil { guardians.current()?.window == calculator } != nil)
+        try desktop.server.activate(desktop.terminal.window, in: processes)
+        #expect(FocusTestEnvironment.waitUntil { guardians.current()?.window == terminal } != nil)
+    }
+
     @Test("accounting: A 2 s, B 3 s, A 2 s sampled once per second gives each app its time within 1 s")
     func accountingMatchesTruth() throws {
         let exclusive = FocusTestEnvironment.desktopLock.acquire()

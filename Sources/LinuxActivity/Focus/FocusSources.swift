@@ -25,8 +25,9 @@ public struct FocusSessionContext: Sendable {
     public var leader: ProcessID?
     /// Whether the session's user is limited by a guardian, who must not be able to pick what reports their focus:
     /// the desktop is logind's word alone (not `XDG_CURRENT_DESKTOP`, which the user sets), a session of a named
-    /// desktop gets that desktop's source alone, a sway is believed only as the session's own compositor, and GNOME
-    /// Shell only while it runs none of the user's own extensions.
+    /// desktop gets that desktop's source alone, a sway is believed only as the session's own compositor, GNOME
+    /// Shell only while it runs none of the user's own extensions, and X11's `_NET_ACTIVE_WINDOW` (which any client
+    /// may set) only where it names the window that holds the keyboard focus.
     public var limitedByGuardian: Bool
 
     /// Creates a context; `runtimeDirectory` defaults to `/run/user/UID`.
@@ -157,7 +158,9 @@ public enum FocusSources {
         }
         let paths = XAuthority.candidatePaths(
             environment: context.environment, home: context.home, runtimeDirectory: context.runtimeDirectory)
-        return try X11FocusSource(display: display, authority: XAuthority.find(for: display, in: paths)?.cookie)
+        return try X11FocusSource(
+            display: display, authority: XAuthority.find(for: display, in: paths)?.cookie,
+            followsKeyboardFocus: context.limitedByGuardian)
     }
 
     private static func swaySockets(_ context: FocusSessionContext) -> [String] {

@@ -19,6 +19,7 @@ final class X11Connection: @unchecked Sendable {
     private let pidAtom: xcb_atom_t
     private let supportedAtom: xcb_atom_t
     private let clientMachineAtom: xcb_atom_t
+    private let windowStateAtom: xcb_atom_t
     /// Whether the server has the X-Resource extension, which names the local pid of a window's client.
     let hasResourceExtension: Bool
     /// Whether the server has the MIT-SCREEN-SAVER extension, which measures the time since the last input.
@@ -64,6 +65,7 @@ final class X11Connection: @unchecked Sendable {
         pidAtom = Self.internAtom(connected, "_NET_WM_PID")
         supportedAtom = Self.internAtom(connected, "_NET_SUPPORTED")
         clientMachineAtom = Self.internAtom(connected, "WM_CLIENT_MACHINE")
+        windowStateAtom = Self.internAtom(connected, "WM_STATE")
         hasResourceExtension = Self.extensionPresent(connected, "X-Resource")
         hasScreenSaverExtension = Self.extensionPresent(connected, "MIT-SCREEN-SAVER")
     }
@@ -135,6 +137,42 @@ final class X11Connection: @unchecked Sendable {
             let window = Self.firstUInt32(bytes), window != 0
         else { return nil }
         return window
+    }
+
+    /// The window the server sends keystrokes to (`SetInputFocus`, which the window manager calls as it focuses a
+    /// window); nil for none or `PointerRoot`.
+    ///
+    /// The corresponding C functions are `xcb_get_input_focus` and `xcb_get_input_focus_reply`.
+    func inputFocus() -> xcb_window_t? {
+        guard let reply = xcb_get_input_focus_reply(connection, xcb_get_input_focus(connection), nil) else {
+            return nil
+        }
+        defer { free(reply) }
+        // 0 is None, 1 PointerRoot.
+        return reply.pointee.focus > 1 ? reply.pointee.focus : nil
+    }
+
+    /// The windows from `window` up to the root's child that holds it (its frame, under a reparenting window
+    /// manager), `window` first; empty when it vanished.
+    ///
+    /// The corresponding C functions are `xcb_query_tree` and `xcb_query_tree_reply`.
+    func ancestry(of window: xcb_window_t) -> [xcb_window_t] {
+        var chain: [xcb_window_t] = []
+        var current = window
+        while current != root, chain.count < 32 {
+            guard let reply = xcb_query_tree_reply(connection, xcb_query_tree(connection, current), nil) else {
+                return []
+            }
+            chain.append(current)
+            current = reply.pointee.parent
+            free(reply)
+        }
+        return chain
+    }
+
+    /// Whether `window` is a client's top-level window (the window manager manages it: it has `WM_STATE`).
+    func isClientWindow(_ window: xcb_window_t) -> Bool {
+        property(of: window, windowStateAtom, type: 0, maxLength: 2) != nil
     }
 
     /// Whether the window manager lists `_NET_ACTIVE_WINDOW` in `_NET_SUPPORTED` (twm, for one, does not).

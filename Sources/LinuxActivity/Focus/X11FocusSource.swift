@@ -14,6 +14,9 @@ import Synchronization
 /// - The window class is `WM_CLASS`'s class, or its instance when the class is empty.
 /// - Window managers clear `_NET_ACTIVE_WINDOW` for a moment while focus moves (openbox does): "no window" is
 ///   published only when it lasts longer than `debounce`.
+/// - `_NET_ACTIVE_WINDOW` is a property of the root window, which any client may set: with `followsKeyboardFocus`
+///   (a guardian's limited user's session) a window it names that doesn't hold the keyboard focus (the server's, set
+///   by the window manager) is taken for the client that does.
 public final class X11FocusSource: FocusSource {
     /// `x11`.
     public let name = "x11"
@@ -21,6 +24,7 @@ public final class X11FocusSource: FocusSource {
     public let display: X11Display
     private let connection: X11Connection
     private let debounce: Duration
+    private let followsKeyboardFocus: Bool
     private let state = Mutex(State())
     private let thread: EventThread
 
@@ -38,11 +42,15 @@ public final class X11FocusSource: FocusSource {
     ///   - authority: the user's cookie (`XAuthority.find`); nil lets libxcb look up `XAUTHORITY`/`~/.Xauthority`
     ///     of this process.
     ///   - debounce: how long "no active window" must last before it is published.
-    public init(display: X11Display, authority: XAuthority?, debounce: Duration = .milliseconds(250))
-        throws(FocusSourceError)
-    {
+    ///   - followsKeyboardFocus: whether the window that holds the keyboard focus wins over the one
+    ///     `_NET_ACTIVE_WINDOW` names, when they differ (a program of the user's could name any window there).
+    public init(
+        display: X11Display, authority: XAuthority?, debounce: Duration = .milliseconds(250),
+        followsKeyboardFocus: Bool = false
+    ) throws(FocusSourceError) {
         self.display = display
         self.debounce = debounce
+        self.followsKeyboardFocus = followsKeyboardFocus
         connection = try X11Connection(display: display, authority: authority)
         guard connection.windowManagerSupportsActiveWindow() else {
             throw FocusSourceError(
@@ -52,7 +60,7 @@ public final class X11FocusSource: FocusSource {
         }
         thread = try EventThread.forFocusSource()
         connection.selectRootPropertyChanges()
-        let initial = readActiveWindow()
+        let initial = readActiveWindow().window
         state.withLock {
             $0.window = initial
             $0.statistics.queries = 1
@@ -86,6 +94,7 @@ public final class X11FocusSource: FocusSource {
 
     private func runEventLoop() {
         var pendingNoWindowSince: ContinuousClock.Instant?
+        var recheckAt: ContinuousClock.Instant?
         loop: while true {
             var activeWindowChanged = false
             while let event = connection.nextEvent() {
@@ -99,8 +108,14 @@ public final class X11FocusSource: FocusSource {
             if thread.isStopping { break loop }
             if connection.hasFailed { break loop }
             let now = ContinuousClock.now
+            if let at = recheckAt, at <= now {
+                recheckAt = nil
+                activeWindowChanged = true
+            }
             if activeWindowChanged {
-                let window = readActiveWindow()
+                let (window, disagreed) = readActiveWindow()
+                // A window manager may name the window it focuses a moment before the focus moves: look again.
+                if disagreed { recheckAt = now + .milliseconds(100) }
                 state.withLock { $0.statistics.queries += 1 }
                 if let window {
                     pendingNoWindowSince = nil
@@ -111,7 +126,7 @@ public final class X11FocusSource: FocusSource {
                 // The replies may have queued more events: look at the queue again before blocking.
                 continue loop
             }
-            var timeout: Duration?
+            var timeout = recheckAt.map { $0 - now }
             if let since = pendingNoWindowSince {
                 let remaining = debounce - (now - since)
                 if remaining <= .zero {
@@ -119,7 +134,7 @@ public final class X11FocusSource: FocusSource {
                     publish(nil)
                     continue loop
                 }
-                timeout = remaining
+                timeout = min(timeout ?? remaining, remaining)
             }
             do {
                 let ready = try Readiness.wait(
@@ -140,17 +155,30 @@ public final class X11FocusSource: FocusSource {
         }
     }
 
-    /// The active window described, or nil when there is none or it vanished before it could be read.
-    private func readActiveWindow() -> FocusedWindow? {
-        guard let window = connection.activeWindow() else { return nil }
+    /// The active window described, or nil when there is none or it vanished before it could be read; and whether
+    /// `_NET_ACTIVE_WINDOW` named a window that doesn't hold the keyboard focus, with `followsKeyboardFocus` (then
+    /// the client that does is described: the managed window above the focus, else its top-level window).
+    private func readActiveWindow() -> (window: FocusedWindow?, disagreed: Bool) {
+        guard var window = connection.activeWindow() else { return (nil, false) }
+        var disagreed = false
+        if followsKeyboardFocus, let focus = connection.inputFocus() {
+            let focused = connection.ancestry(of: focus)
+            // Consistent: the focus is in the named window, or on its frame.
+            if let top = focused.last, !focused.contains(window), !connection.ancestry(of: window).contains(focus) {
+                disagreed = true
+                window = focused.first(where: connection.isClientWindow) ?? top
+            }
+        }
         let windowClass = connection.windowClass(of: window)
         var pid = connection.clientProcessID(of: window)
         if pid == nil, display.isLocal, isLocalMachine(connection.clientMachine(of: window)) {
             pid = connection.claimedProcessID(of: window)
         }
         let className = windowClass.map { $0.className.isEmpty ? $0.instance : $0.className }
-        guard pid != nil || className != nil else { return nil }
-        return FocusedWindow(pid: pid.map { ProcessID($0) }, windowClass: className?.isEmpty == false ? className : nil)
+        guard pid != nil || className != nil else { return (nil, disagreed) }
+        let described = FocusedWindow(
+            pid: pid.map { ProcessID($0) }, windowClass: className?.isEmpty == false ? className : nil)
+        return (described, disagreed)
     }
 
     private func isLocalMachine(_ machine: String?) -> Bool {
