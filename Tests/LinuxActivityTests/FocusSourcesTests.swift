@@ -189,6 +189,33 @@ struct FocusSourcesTests {
         #expect(nested?.message.contains("nested in /usr/bin/sway") == true, "\(nested as Any)")
     }
 
+    @Test(
+        "a compositor or an X server is known by the display socket it listens on, another listener is not",
+        .enabled(if: FocusTestEnvironment.swaySkipReason == nil && FocusTestEnvironment.x11SkipReason == nil))
+    func aDisplayServerIsKnownByItsSockets() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let sway = try FocusTestSway.start(in: processes)
+        #expect(DisplayServer.serves(ProcessID(sway.compositor.pid)))
+        let server = try FocusTestXServer.start(in: processes, windowManager: false)
+        #expect(DisplayServer.serves(ProcessID(server.xvfb.pid)))
+        // A program listening on a socket of its own (as editors and terminals do), and one that listens on none.
+        let folder = try processes.temporaryDirectory("stfocus-listener")
+        let listener = try processes.start(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import socket, time\ns = socket.socket(socket.AF_UNIX)\ns.bind('\(folder)/server.sock')\n"
+                    + "s.listen()\nopen('\(folder)/ready', 'w')\ntime.sleep(600)\n",
+            ], environment: [:])
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) { access(folder + "/ready", F_OK) == 0 } != nil)
+        #expect(!DisplayServer.serves(ProcessID(listener.pid)))
+        #expect(!DisplayServer.serves(ProcessID(getpid())))
+    }
+
     /// Starts a session bus of its own (`dbus-daemon`, stopped with `processes`) at `RUNTIME/bus`; returns RUNTIME.
     func startSessionBus(in processes: FocusTestProcesses) throws -> String {
         let runtime = try processes.temporaryDirectory("stfocus-bus")

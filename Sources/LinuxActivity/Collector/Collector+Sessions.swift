@@ -35,7 +35,14 @@ extension Collector {
                 if let reading = source.current() {
                     focus = .window
                     focusSourceName = source.name
-                    if let window = reading.window { foreground = windowForeground(window, catalog: catalog) }
+                    if configuration.limitedByGuardian, let pid = reading.window?.pid, servesDisplay(pid) {
+                        // A compositor or X server of the user's in a window (a nested sway, Xephyr): what they
+                        // play in it is not seen, so every app of the session counts.
+                        focus = .fallback
+                        focusSourceName = "\(source.name), with a display server in front (process \(pid.rawValue))"
+                    } else if let window = reading.window {
+                        foreground = windowForeground(window, catalog: catalog)
+                    }
                     if let idle = reading.idleTime {
                         idleFromInput = idle
                         idleSource += "+\(source.name)"
@@ -88,6 +95,16 @@ extension Collector {
             focusProblems[session.id] = (unavailable.reason, now + .seconds(10))
             return nil
         }
+    }
+
+    /// Whether the process `pid` serves a display of its own (`DisplayServer`), asked once per process.
+    func servesDisplay(_ pid: ProcessID) -> Bool {
+        guard let identity = table.verify(pid)?.identity else { return false }
+        if let known = displayServers[identity] { return known }
+        displayServers = displayServers.filter { table.entries[$0.key.pid]?.identity == $0.key }
+        let serves = DisplayServer.serves(pid, procRoot: configuration.procRoot)
+        displayServers[identity] = serves
+        return serves
     }
 
     /// The environment of a process of the session that talks to its display (`DISPLAY`, `WAYLAND_DISPLAY` or

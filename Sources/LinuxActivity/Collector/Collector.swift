@@ -51,6 +51,8 @@ public final class Collector {
     let desktopEntryWatch = DesktopEntryWatch()
     var focusSources: [SessionID: any FocusSource] = [:]
     var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
+    /// Whether each process a focus source reported in front serves a display of its own (`servesDisplay`).
+    var displayServers: [ProcessIdentity: Bool] = [:]
     /// The processes whose environment names no display (`graphicalEnvironment(of:)`).
     var environmentsWithoutDisplay: Set<ProcessIdentity> = []
     /// What each graphical session's environment says of its user's catalog, once read (`learnSessionEnvironments`),
