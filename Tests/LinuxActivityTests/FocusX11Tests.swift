@@ -107,6 +107,14 @@ struct FocusX11Tests {
             "the property was not set: nothing to test")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(guardians.current()?.window == terminal, "\(String(describing: guardians.current()?.window))")
+        // Or no window at all.
+        let cleared = try processes.run(
+            "/usr/bin/python3", ["-c", Self.nameActiveWindow, "0"], environment: desktop.server.environment)
+        try #require(cleared.status == 0, "python3 could not clear _NET_ACTIVE_WINDOW")
+        #expect(
+            FocusTestEnvironment.waitUntil { users.current() != nil && users.current()?.window == nil } != nil,
+            "the property was not cleared: nothing to test")
+        #expect(guardians.current()?.window == terminal, "\(String(describing: guardians.current()?.window))")
         // The window manager's own switch is followed.
         try desktop.server.activate(desktop.calculator.window, in: processes)
         #expect(FocusTestEnvironment.waitUntil { guardians.current()?.window == calculator } != nil)

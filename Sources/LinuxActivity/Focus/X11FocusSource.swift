@@ -156,19 +156,24 @@ public final class X11FocusSource: FocusSource {
     }
 
     /// The active window described, or nil when there is none or it vanished before it could be read; and whether
-    /// `_NET_ACTIVE_WINDOW` named a window that doesn't hold the keyboard focus, with `followsKeyboardFocus` (then
-    /// the client that does is described: the managed window above the focus, else its top-level window).
+    /// `_NET_ACTIVE_WINDOW` named another window than the one that holds the keyboard focus, or none while a managed
+    /// window holds it, with `followsKeyboardFocus` (then the client that holds it is described: the managed window
+    /// above the focus, else its top-level window).
     private func readActiveWindow() -> (window: FocusedWindow?, disagreed: Bool) {
-        guard var window = connection.activeWindow() else { return (nil, false) }
+        let named = connection.activeWindow()
+        var chosen = named
         var disagreed = false
         if followsKeyboardFocus, let focus = connection.inputFocus() {
             let focused = connection.ancestry(of: focus)
             // Consistent: the focus is in the named window, or on its frame.
-            if let top = focused.last, !focused.contains(window), !connection.ancestry(of: window).contains(focus) {
+            let consistent = named.map { focused.contains($0) || connection.ancestry(of: $0).contains(focus) } ?? false
+            let client = focused.first(where: connection.isClientWindow)
+            if !consistent, let top = focused.last, named != nil || client != nil {
                 disagreed = true
-                window = focused.first(where: connection.isClientWindow) ?? top
+                chosen = client ?? top
             }
         }
+        guard let window = chosen else { return (nil, false) }
         let windowClass = connection.windowClass(of: window)
         var pid = connection.clientProcessID(of: window)
         if pid == nil, display.isLocal, isLocalMachine(connection.clientMachine(of: window)) {
