@@ -94,8 +94,12 @@ struct FocusGnomeShellTests {
         return source
     }
 
-    @Test("follows FocusChanged from the extension: pid and app id of the focused Wayland window; Mutter idle time")
-    func followsFocusAndIdle() throws {
+    /// Runs `body` with gnome-shell running (the extensions `usersOwn` makes installed as the user's) and its source
+    /// open, alone on the desktop; stops them after.
+    func withShell(
+        allowsUsersExtensions: Bool = true, usersOwn: (FocusTestProcesses) throws -> String? = { _ in nil },
+        _ body: (Shell, GnomeShellFocusSource, FocusTestProcesses) throws -> Void
+    ) throws {
         let exclusive = FocusTestEnvironment.desktopLock.acquire()
         defer { exclusive.release() }
         let processes = FocusTestProcesses()
@@ -105,118 +109,105 @@ struct FocusGnomeShellTests {
             source?.close()
             if let shell { shell.stop(processes) } else { processes.stopAll() }
         }
-        shell = try startShell(processes)
-        let focus = try openSource(shell!)
-        source = focus
+        shell = try startShell(processes, usersOwn: try usersOwn(processes))
+        source = try openSource(shell!, allowsUsersExtensions: allowsUsersExtensions)
+        try body(shell!, source!, processes)
+    }
 
-        let terminal = try shell!.startClient(
-            "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
-        #expect(
-            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-                focus.current()?.window?.pid == ProcessID(terminal.pid)
-            } != nil, "foot never reported focused: \(String(describing: focus.current()))")
-        #expect(focus.current()?.window?.windowClass == "st.focus.term")
+    @Test("follows FocusChanged from the extension: pid and app id of the focused Wayland window; Mutter idle time")
+    func followsFocusAndIdle() throws {
+        try withShell { shell, focus, processes in
+            let terminal = try shell.startClient(
+                "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
+            #expect(
+                FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                    focus.current()?.window?.pid == ProcessID(terminal.pid)
+                } != nil, "foot never reported focused: \(String(describing: focus.current()))")
+            #expect(focus.current()?.window?.windowClass == "st.focus.term")
 
-        let before = focus.statistics
-        let inspector = try shell!.startClient("/usr/bin/wev", [], in: processes)
-        #expect(
-            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-                focus.current()?.window?.pid == ProcessID(inspector.pid)
-            } != nil, "wev never reported focused: \(String(describing: focus.current()))")
-        #expect(focus.statistics.eventsReceived > before.eventsReceived)
+            let before = focus.statistics
+            let inspector = try shell.startClient("/usr/bin/wev", [], in: processes)
+            #expect(
+                FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                    focus.current()?.window?.pid == ProcessID(inspector.pid)
+                } != nil, "wev never reported focused: \(String(describing: focus.current()))")
+            #expect(focus.statistics.eventsReceived > before.eventsReceived)
 
-        processes.stop(inspector)
-        #expect(
-            FocusTestEnvironment.waitUntil {
-                focus.current()?.window?.pid == ProcessID(terminal.pid)
-            } != nil, "focus did not return to foot")
+            processes.stop(inspector)
+            #expect(
+                FocusTestEnvironment.waitUntil {
+                    focus.current()?.window?.pid == ProcessID(terminal.pid)
+                } != nil, "focus did not return to foot")
 
-        let firstIdle = try #require(focus.current()?.idleTime)
-        Thread.sleep(forTimeInterval: 1.2)
-        let laterIdle = try #require(focus.current()?.idleTime)
-        print("gnome-shell: statistics \(focus.statistics), idle \(firstIdle) then \(laterIdle)")
-        #expect(laterIdle > firstIdle)
+            let firstIdle = try #require(focus.current()?.idleTime)
+            Thread.sleep(forTimeInterval: 1.2)
+            let laterIdle = try #require(focus.current()?.idleTime)
+            print("gnome-shell: statistics \(focus.statistics), idle \(firstIdle) then \(laterIdle)")
+            #expect(laterIdle > firstIdle)
+        }
     }
 
     @Test(
         "a guardian's limited user's GNOME Shell is believed while it runs the system's extensions alone, not once one of theirs runs"
     )
     func aGuardiansLimitedUsersShellRunsNoExtensionOfTheirs() throws {
-        let exclusive = FocusTestEnvironment.desktopLock.acquire()
-        defer { exclusive.release() }
-        let processes = FocusTestProcesses()
-        var shell: Shell?
-        var source: GnomeShellFocusSource?
-        defer {
-            source?.close()
-            if let shell { shell.stop(processes) } else { processes.stopAll() }
-        }
-        // An extension of the user's own, installed but not enabled: a copy of the test helper under a uuid of theirs.
-        let own = try processes.temporaryDirectory("stfocus-gnome-own")
-        chmod(own, 0o755)
         let uuid = "own-extension@example.org"
-        try FileManager.default.createDirectory(atPath: own + "/" + uuid, withIntermediateDirectories: true)
-        let helper = try String(contentsOfFile: Self.helperDirectory + "/extension.js", encoding: .utf8)
-        try helper.write(toFile: own + "/\(uuid)/extension.js", atomically: true, encoding: .utf8)
-        let metadata = try String(contentsOfFile: Self.helperDirectory + "/metadata.json", encoding: .utf8)
-            .replacingOccurrences(of: "gnome-test-helper@screentime.org", with: uuid)
-        try metadata.write(toFile: own + "/\(uuid)/metadata.json", atomically: true, encoding: .utf8)
-        shell = try startShell(processes, usersOwn: own)
-        let focus = try openSource(shell!, allowsUsersExtensions: false)
-        source = focus
-        #expect(focus.current() != nil)
-        // The user enables theirs (as the Extensions app does): the source ends, and opening it again is refused.
-        let bus = try Bus.connect(address: shell!.busAddress)
-        _ = try bus.call(
-            destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.gnome.Shell.Extensions",
-            member: "EnableExtension", arguments: [.string(uuid)], timeout: .seconds(5))
-        #expect(
-            FocusTestEnvironment.waitUntil(timeout: .seconds(10)) { focus.current() == nil } != nil,
-            "the source still reports focus with an extension of the user's running")
-        let refused = #expect(throws: FocusSourceError.self) {
-            try GnomeShellFocusSource(busAddress: shell!.busAddress, allowsUsersExtensions: false)
+        try withShell(allowsUsersExtensions: false) { processes in
+            // An extension of the user's own, installed but not enabled: a copy of the test helper under a uuid of theirs.
+            let own = try processes.temporaryDirectory("stfocus-gnome-own")
+            chmod(own, 0o755)
+            try FileManager.default.createDirectory(atPath: own + "/" + uuid, withIntermediateDirectories: true)
+            let helper = try String(contentsOfFile: Self.helperDirectory + "/extension.js", encoding: .utf8)
+            try helper.write(toFile: own + "/\(uuid)/extension.js", atomically: true, encoding: .utf8)
+            let metadata = try String(contentsOfFile: Self.helperDirectory + "/metadata.json", encoding: .utf8)
+                .replacingOccurrences(of: "gnome-test-helper@screentime.org", with: uuid)
+            try metadata.write(toFile: own + "/\(uuid)/metadata.json", atomically: true, encoding: .utf8)
+            return own
+        } _: { shell, focus, processes in
+            #expect(focus.current() != nil)
+            // The user enables theirs (as the Extensions app does): the source ends, and opening it again is refused.
+            let bus = try Bus.connect(address: shell.busAddress)
+            _ = try bus.call(
+                destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.gnome.Shell.Extensions",
+                member: "EnableExtension", arguments: [.string(uuid)], timeout: .seconds(5))
+            #expect(
+                FocusTestEnvironment.waitUntil(timeout: .seconds(10)) { focus.current() == nil } != nil,
+                "the source still reports focus with an extension of the user's running")
+            let refused = #expect(throws: FocusSourceError.self) {
+                try GnomeShellFocusSource(busAddress: shell.busAddress, allowsUsersExtensions: false)
+            }
+            #expect(refused?.message.contains("extensions of the user's own (\(uuid))") == true, "\(refused as Any)")
+            // A user's own daemon believes it.
+            try GnomeShellFocusSource(busAddress: shell.busAddress).close()
         }
-        #expect(refused?.message.contains("extensions of the user's own (\(uuid))") == true, "\(refused as Any)")
-        // A user's own daemon believes it.
-        try GnomeShellFocusSource(busAddress: shell!.busAddress).close()
     }
 
     @Test("accounting: A 2 s, B 3 s, A 2 s (B opened, then closed) within 1 s per app")
     func accountingMatchesTruth() throws {
-        let exclusive = FocusTestEnvironment.desktopLock.acquire()
-        defer { exclusive.release() }
-        let processes = FocusTestProcesses()
-        var shell: Shell?
-        var source: GnomeShellFocusSource?
-        defer {
-            source?.close()
-            if let shell { shell.stop(processes) } else { processes.stopAll() }
-        }
-        shell = try startShell(processes)
-        let focus = try openSource(shell!)
-        source = focus
-        let terminal = try shell!.startClient(
-            "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
-        _ = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-            focus.current()?.window?.pid == ProcessID(terminal.pid)
-        }
-
-        var inspector: FocusTestChild?
-        let running = shell!
-        let totals = try FocusAccounting.run(
-            source: focus, plan: [("st.focus.term", .seconds(2)), ("wev", .seconds(3)), ("st.focus.term", .seconds(2))]
-        ) { windowClass in
-            if windowClass == "wev" {
-                let started = try running.startClient("/usr/bin/wev", [], in: processes)
-                inspector = started
-                _ = FocusTestEnvironment.waitUntil { focus.current()?.window?.pid == ProcessID(started.pid) }
-            } else if let open = inspector {
-                processes.stop(open)
-                _ = FocusTestEnvironment.waitUntil { focus.current()?.window?.pid == ProcessID(terminal.pid) }
+        try withShell { shell, focus, processes in
+            let terminal = try shell.startClient(
+                "/usr/bin/foot", ["--app-id=st.focus.term", "sleep", "600"], in: processes)
+            _ = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
+                focus.current()?.window?.pid == ProcessID(terminal.pid)
             }
+
+            var inspector: FocusTestChild?
+            let totals = try FocusAccounting.run(
+                source: focus,
+                plan: [("st.focus.term", .seconds(2)), ("wev", .seconds(3)), ("st.focus.term", .seconds(2))]
+            ) { windowClass in
+                if windowClass == "wev" {
+                    let started = try shell.startClient("/usr/bin/wev", [], in: processes)
+                    inspector = started
+                    _ = FocusTestEnvironment.waitUntil { focus.current()?.window?.pid == ProcessID(started.pid) }
+                } else if let open = inspector {
+                    processes.stop(open)
+                    _ = FocusTestEnvironment.waitUntil { focus.current()?.window?.pid == ProcessID(terminal.pid) }
+                }
+            }
+            print("gnome-shell: accounted seconds \(totals)")
+            #expect(abs(totals["st.focus.term", default: 0] - 4) <= 1)
+            #expect(abs(totals["wev", default: 0] - 3) <= 1)
         }
-        print("gnome-shell: accounted seconds \(totals)")
-        #expect(abs(totals["st.focus.term", default: 0] - 4) <= 1)
-        #expect(abs(totals["wev", default: 0] - 3) <= 1)
     }
 }
