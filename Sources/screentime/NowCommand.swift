@@ -26,13 +26,23 @@ struct NowCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds of input idleness after which a session counts as idle.", valueName: "seconds"))
     var idleTimeout: Int = 180
 
+    @Flag(
+        help: """
+            See the sessions as a guardian's daemon sees its limited users': nothing they can set decides what \
+            counts (logind's idle and locked hints where input is measured, a window named active without the \
+            keyboard focus, a compositor or a bus name of theirs, their own GNOME Shell extensions), and only the \
+            system's desktop entries name apps.
+            """)
+    var asGuardian = false
+
     @OptionGroup var key: KeyOptions
 
     func run() async throws {
         let tokenizer = try loadTokenizer(key)
         var configuration = Collector.Configuration()
         configuration.idleTimeout = .seconds(idleTimeout)
-        configuration.focusSourceFactory = DesktopFocus.factory
+        configuration.focusSourceFactory = DesktopFocus.factory(limitedByGuardian: asGuardian)
+        configuration.limitedByGuardian = asGuardian
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         var noticeShown = false
         var tally = UsageTally()

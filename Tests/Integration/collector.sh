@@ -123,5 +123,19 @@ xterm_in_front() { now_json | jq -e --arg s "$X11_SID" \
 check "x11 session follows the focused window: xterm in front, from x11" wait_for 20 xterm_in_front
 check "x11 session's idle time comes from the X screen saver" bash -c \
     "$SANDBOX run $NAME -- $BIN now --json --token-key /root/st-token.key | jq -e --arg s '$X11_SID' '.sessions[] | select(.id == \$s) | .idleSource | contains(\"x11\")' >/dev/null"
+# logind's locked and idle hints are the session's owner's to set: for a guardian's limited user they decide nothing
+# where the X server measures input.
+hint() { inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
+    org.freedesktop.login1.Session "$1" b "$2"; }
+hint SetLockedHint true
+hint SetIdleHint true
+presence() { inside "$BIN" now --json --idle-timeout 3600 --token-key /root/st-token.key "$@" | jq -e --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .presence' | tr -d '"'; }
+check "the owner's locked hint locks the session as they see it" test "$(presence)" = locked
+check "as a guardian sees it, the session is in use" test "$(presence --as-guardian)" = active
+hint SetLockedHint false
+check "the owner's idle hint makes it idle as they see it" test "$(presence)" = idle
+check "as a guardian sees it, still in use" test "$(presence --as-guardian)" = active
+hint SetIdleHint false
 
 summary

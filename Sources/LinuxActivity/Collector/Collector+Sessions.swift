@@ -10,6 +10,7 @@ extension Collector {
         var idleSource: String
         var foreground: AppInUse?
         var idle: Bool
+        var locked: Bool
         var inhibited: Bool
     }
 
@@ -59,22 +60,28 @@ extension Collector {
             }
         }
 
+        // logind's idle and locked hints are the session's owner's to set (`SetIdleHint`, `SetLockedHint`): for a
+        // guardian's limited user they count only where nothing else tells, not where the display server or the
+        // terminal measures input (a locked screen's input idle time grows past the idle timeout).
+        let believesHints = !configuration.limitedByGuardian || idleFromInput == nil
         let idle =
-            !inhibited && (session.idleHint || (idleFromInput.map { $0 >= configuration.idleTimeout } ?? false))
+            !inhibited
+            && ((believesHints && session.idleHint)
+                || (idleFromInput.map { $0 >= configuration.idleTimeout } ?? false))
         return SessionReading(
             focus: focus, focusSource: focusSourceName, idleSource: idleSource, foreground: foreground, idle: idle,
-            inhibited: inhibited)
+            locked: believesHints && session.lockedHint, inhibited: inhibited)
     }
 
     func activity(of session: SessionInfo, reading: SessionReading, running: [RunningApp]) -> SessionActivity {
         let presence: SessionPresence =
-            session.lockedHint
+            reading.locked
             ? .locked : !session.active || session.state == "closing" ? .background : reading.idle ? .idle : .active
         return SessionActivity(
             id: session.id, user: session.user, userName: session.userName, type: session.type.rawValue,
             sessionClass: session.sessionClass.rawValue, state: session.state, seat: session.seat, tty: session.tty,
             display: session.display, leader: session.leader, remote: session.remote, desktop: session.desktop,
-            active: session.active, idle: reading.idle, locked: session.lockedHint, idleInhibited: reading.inhibited,
+            active: session.active, idle: reading.idle, locked: reading.locked, idleInhibited: reading.inhibited,
             presence: presence, focus: reading.focus, focusSource: reading.focusSource, idleSource: reading.idleSource,
             foreground: reading.foreground, runningApps: running)
     }

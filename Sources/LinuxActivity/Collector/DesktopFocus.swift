@@ -2,11 +2,9 @@ import ScreenTimeModel
 
 /// Connects the collector to the desktops' focus sources (`FocusSources`).
 public enum DesktopFocus {
-    /// Opens the focus source of a graphical session, given the environment of one of its processes.
-    public static let factory = factory(limitedByGuardian: false)
-
-    /// `factory`, for a daemon whose sessions' users are limited by a guardian when `limitedByGuardian`: the users
-    /// pick nothing of what reports their focus (`FocusSessionContext.limitedByGuardian`).
+    /// Opens the focus source of a graphical session, given the environment of one of its processes; where its
+    /// users are limited by a guardian (`limitedByGuardian`), they pick nothing of what reports their focus
+    /// (`FocusSessionContext.limitedByGuardian`).
     public static func factory(limitedByGuardian: Bool)
         -> @Sendable (SessionInfo, [String: String]) -> Result<any FocusSource, Collector.FocusUnavailable>
     {
