@@ -85,6 +85,10 @@ OBJ=$(inside busctl call org.freedesktop.login1 /org/freedesktop/login1 org.free
 inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
     org.freedesktop.login1.Session SetLockedHint b true
 check "watching collector sees the lock" wait_for 5 last_has '.sessions[] | select(.id == $s) | .locked and .presence == "locked"'
+# The hint is the session's owner's to set: a guardian's daemon believes it not, also where nothing measures input.
+presence() { inside "$BIN" now --json --idle-timeout 3600 --token-key /root/st-token.key "$@" | jq -e --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | .presence' | tr -d '"'; }
+check "as a guardian sees it, the session its owner says is locked is in use" test "$(presence --as-guardian)" = active
 inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
     org.freedesktop.login1.Session SetLockedHint b false
 inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl call org.freedesktop.login1 "$OBJ" \
@@ -129,8 +133,6 @@ hint() { inside setpriv --reuid=sbuser2 --regid=sbuser2 --init-groups busctl cal
     org.freedesktop.login1.Session "$1" b "$2"; }
 hint SetLockedHint true
 hint SetIdleHint true
-presence() { inside "$BIN" now --json --idle-timeout 3600 --token-key /root/st-token.key "$@" | jq -e --arg s "$X11_SID" \
-    '.sessions[] | select(.id == $s) | .presence' | tr -d '"'; }
 check "the owner's locked hint locks the session as they see it" test "$(presence)" = locked
 check "as a guardian sees it, the session is in use" test "$(presence --as-guardian)" = active
 hint SetLockedHint false

@@ -61,9 +61,10 @@ extension Collector {
         }
 
         // logind's idle and locked hints are the session's owner's to set (`SetIdleHint`, `SetLockedHint`): for a
-        // guardian's limited user they count only where nothing else tells, not where the display server or the
-        // terminal measures input (a locked screen's input idle time grows past the idle timeout).
-        let believesHints = !configuration.limitedByGuardian || idleFromInput == nil
+        // guardian's limited user they count for nothing. Idle is then what the display server or the terminal
+        // measures (a locked screen's input idle time grows past the idle timeout), and a session where nothing
+        // measures input counts while it is active.
+        let believesHints = !configuration.limitedByGuardian
         let idle =
             !inhibited
             && ((believesHints && session.idleHint)
