@@ -140,4 +140,14 @@ check "the owner's idle hint makes it idle as they see it" test "$(presence)" = 
 check "as a guardian sees it, still in use" test "$(presence --as-guardian)" = active
 hint SetIdleHint false
 
+# A desktop started from a console (as `startx` or `sway` typed at a login prompt): logind still calls the session a
+# tty one, and a guardian's daemon sees a display server in front of it, whatever runs on that display.
+CONSOLE_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- /bin/sh -c 'exec Xvfb :73 -nolisten tcp')
+console_focus() { inside "$BIN" now --json --token-key /root/st-token.key "$@" | jq -r --arg s "$CONSOLE_SID" \
+    '.sessions[] | select(.id == $s) | .focus'; }
+console_shows() { [ "$(console_focus "${@:2}")" = "$1" ]; }
+check "a console running an X server is followed by its terminal, as its own user sees it" wait_for 10 console_shows terminal
+check "as a guardian sees it, a display server is in front: every app of the session counts" \
+    wait_for 10 console_shows fallback --as-guardian
+
 summary

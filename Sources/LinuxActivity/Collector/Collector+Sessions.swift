@@ -27,6 +27,15 @@ extension Collector {
             focus = .terminal
             focusSourceName = "tty"
             foreground = terminalForeground(tty: tty, catalog: catalog)
+            if configuration.limitedByGuardian, let leader = foreground?.pid,
+                let server = displayServer(startedBy: leader)
+            {
+                // A desktop started from the console (`sway`, `startx`): logind still calls the session a tty one,
+                // and what runs on that desktop is not seen, so every app of the session counts.
+                focus = .fallback
+                focusSourceName = "tty, with a display server in front (process \(server.rawValue))"
+                foreground = nil
+            }
             if let atime = terminalAccessTimes.accessTime(tty) {
                 idleFromInput = .seconds(max(0, wallNow - atime))
                 idleSource = logind != nil ? "logind+tty-atime" : "tty-atime"
@@ -113,6 +122,22 @@ extension Collector {
         let serves = DisplayServer.serves(pid, procRoot: configuration.procRoot)
         displayServers[identity] = serves
         return serves
+    }
+
+    /// The process among `leader` and what it started, three generations down, that serves a display of its own
+    /// (`servesDisplay`): a compositor run from a console (`sway`), or the X server `startx` starts through `xinit`.
+    /// Looked for again only when the process table has changed.
+    func displayServer(startedBy leader: ProcessID) -> ProcessID? {
+        if let last = consoleDisplayServers[leader], last.tableChanges == table.changeCount { return last.server }
+        var generation: Set<ProcessID> = [leader]
+        var server: ProcessID?
+        for _ in 0..<4 where server == nil && !generation.isEmpty {
+            server = generation.first(where: servesDisplay)
+            generation = Set(table.entries.values.lazy.filter { generation.contains($0.stat.parent) }.map(\.pid))
+        }
+        consoleDisplayServers = consoleDisplayServers.filter { table.entries[$0.key] != nil }
+        consoleDisplayServers[leader] = (table.changeCount, server)
+        return server
     }
 
     /// The environment of a process of the session that talks to its display (`DISPLAY`, `WAYLAND_DISPLAY` or

@@ -53,6 +53,9 @@ public final class Collector {
     var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
     /// Whether each process a focus source reported in front serves a display of its own (`servesDisplay`).
     var displayServers: [ProcessIdentity: Bool] = [:]
+    /// The display server each console's foreground started, as of a count of the table's changes
+    /// (`displayServer(startedBy:)`).
+    var consoleDisplayServers: [ProcessID: (tableChanges: UInt64, server: ProcessID?)] = [:]
     /// The processes whose environment names no display (`graphicalEnvironment(of:)`).
     var environmentsWithoutDisplay: Set<ProcessIdentity> = []
     /// What each graphical session's environment says of its user's catalog, once read (`learnSessionEnvironments`),
