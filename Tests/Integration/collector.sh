@@ -141,13 +141,17 @@ check "as a guardian sees it, still in use" test "$(presence --as-guardian)" = a
 hint SetIdleHint false
 
 # A desktop started from a console (as `startx` or `sway` typed at a login prompt): logind still calls the session a
-# tty one, and a guardian's daemon sees a display server in front of it, whatever runs on that display.
-CONSOLE_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- /bin/sh -c 'exec Xvfb :73 -nolisten tcp')
+# tty one, and a guardian's daemon sees a display server of the session's own, whatever runs on that display — also
+# one no longer below the terminal's foreground (left by a subshell that ended, the shell then doing something else).
+CONSOLE_SID=$("$SANDBOX" session "$NAME" --user sbuser1 --tty -- /bin/sh -c \
+    '(Xvfb :73 -nolisten tcp > /dev/null 2>&1 &); exec sleep infinity')
 console_focus() { inside "$BIN" now --json --token-key /root/st-token.key "$@" | jq -r --arg s "$CONSOLE_SID" \
     '.sessions[] | select(.id == $s) | .focus'; }
 console_shows() { [ "$(console_focus "${@:2}")" = "$1" ]; }
-check "a console running an X server is followed by its terminal, as its own user sees it" wait_for 10 console_shows terminal
-check "as a guardian sees it, a display server is in front: every app of the session counts" \
-    wait_for 10 console_shows fallback --as-guardian
+check "an X server runs in the console session" wait_for 20 inside runuser -u sbuser1 -- env DISPLAY=:73 xdpyinfo
+check "a console whose session runs an X server is followed by its terminal, as its own user sees it" \
+    console_shows terminal
+check "as a guardian sees it, the session runs a display server: every app of the session counts" \
+    wait_for 15 console_shows fallback --as-guardian
 
 summary

@@ -216,34 +216,6 @@ struct FocusSourcesTests {
         #expect(!DisplayServer.serves(ProcessID(getpid())))
     }
 
-    @Test(
-        "a desktop started from a console is found below the console's foreground, as startx starts its X server",
-        .enabled(if: FocusTestEnvironment.x11SkipReason == nil))
-    func aDesktopStartedFromAConsoleIsFoundBelowItsForeground() throws {
-        let processes = FocusTestProcesses()
-        defer { processes.stopAll() }
-        // startx, xinit, the X server: two generations down. And a console running a program that serves none.
-        let startx = try processes.start(
-            "/bin/sh", ["-c", "/bin/sh -c '/usr/bin/Xvfb -displayfd 1 -nolisten tcp > /dev/null & wait' & wait"],
-            environment: [:])
-        let plain = try processes.start("/bin/sh", ["-c", "/bin/sleep 600 & wait"], environment: [:])
-        var configuration = Collector.Configuration()
-        configuration.limitedByGuardian = true
-        let collector = Collector(
-            configuration: configuration, tokenizer: Tokenizer(key: Array(repeating: 7, count: 32)))
-        defer { collector.close() }
-        var second: Int64 = 0
-        var server: ProcessID?
-        _ = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
-            second += 1
-            _ = collector.tick(now: .seconds(second), wallNow: Int64(time(nil)))
-            server = collector.displayServer(startedBy: ProcessID(startx.pid))
-            return server != nil
-        }
-        #expect(server.flatMap { collector.table.entries[$0]?.executable } == "/usr/bin/Xvfb")
-        #expect(collector.displayServer(startedBy: ProcessID(plain.pid)) == nil)
-    }
-
     /// Starts a session bus of its own (`dbus-daemon`, stopped with `processes`) at `RUNTIME/bus`; returns RUNTIME.
     func startSessionBus(in processes: FocusTestProcesses) throws -> String {
         let runtime = try processes.temporaryDirectory("stfocus-bus")

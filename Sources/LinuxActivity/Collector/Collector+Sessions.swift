@@ -27,9 +27,7 @@ extension Collector {
             focus = .terminal
             focusSourceName = "tty"
             foreground = terminalForeground(tty: tty, catalog: catalog)
-            if configuration.limitedByGuardian, let leader = foreground?.pid,
-                let server = displayServer(startedBy: leader)
-            {
+            if configuration.limitedByGuardian, let server = displayServer(of: session, now: now) {
                 // A desktop started from the console (`sway`, `startx`): logind still calls the session a tty one,
                 // and what runs on that desktop is not seen, so every app of the session counts.
                 focus = .fallback
@@ -45,7 +43,9 @@ extension Collector {
                 if let reading = source.current() {
                     focus = .window
                     focusSourceName = source.name
-                    if configuration.limitedByGuardian, let pid = reading.window?.pid, servesDisplay(pid) {
+                    if configuration.limitedByGuardian, let pid = reading.window?.pid,
+                        let process = table.verify(pid)?.identity, servesDisplay(process, now: now)
+                    {
                         // A compositor or X server of the user's in a window (a nested sway, Xephyr): what they
                         // play in it is not seen, so every app of the session counts.
                         focus = .fallback
@@ -114,30 +114,54 @@ extension Collector {
         }
     }
 
-    /// Whether the process `pid` serves a display of its own (`DisplayServer`), asked once per process.
-    func servesDisplay(_ pid: ProcessID) -> Bool {
-        guard let identity = table.verify(pid)?.identity else { return false }
-        if let known = displayServers[identity] { return known }
-        displayServers = displayServers.filter { table.entries[$0.key.pid]?.identity == $0.key }
-        let serves = DisplayServer.serves(pid, procRoot: configuration.procRoot)
-        displayServers[identity] = serves
+    /// Whether the process `process` serves a display of its own (`DisplayServer`): known for good once it does;
+    /// asked again at most every 10 s while it does not (a server binds its socket a moment after it starts).
+    /// `listening`, when given, reads the display sockets listening in its network namespace (once for several).
+    func servesDisplay(
+        _ process: ProcessIdentity, now: Duration, listening: (() -> Set<Substring>)? = nil
+    ) -> Bool {
+        if let known = displayServers[process], known.serves || now < known.checkedAt + .seconds(10) {
+            return known.serves
+        }
+        if displayServers.count > 64 {
+            displayServers = displayServers.filter { table.entries[$0.key.pid]?.identity == $0.key }
+        }
+        let sockets = DisplayServer.socketInodes(of: process.pid, procRoot: configuration.procRoot)
+        let serves =
+            !sockets.isEmpty
+            && !sockets.isDisjoint(
+                with: listening?()
+                    ?? DisplayServer.listeningSockets(seenBy: process.pid, procRoot: configuration.procRoot))
+        displayServers[process] = (serves, now)
         return serves
     }
 
-    /// The process among `leader` and what it started, three generations down, that serves a display of its own
-    /// (`servesDisplay`): a compositor run from a console (`sway`), or the X server `startx` starts through `xinit`.
-    /// Looked for again only when the process table has changed.
-    func displayServer(startedBy leader: ProcessID) -> ProcessID? {
-        if let last = consoleDisplayServers[leader], last.tableChanges == table.changeCount { return last.server }
-        var generation: Set<ProcessID> = [leader]
-        var server: ProcessID?
-        for _ in 0..<4 where server == nil && !generation.isEmpty {
-            server = generation.first(where: servesDisplay)
-            generation = Set(table.entries.values.lazy.filter { generation.contains($0.stat.parent) }.map(\.pid))
+    /// A process of the console session `session`'s own scope that serves a display of its own: a desktop started
+    /// at a login prompt (`sway`, `startx`), which a compositor or an X server can only be as a process of the
+    /// session (it takes the session's seat devices through logind). Looked for again when the process table has
+    /// changed, or 10 s on.
+    func displayServer(of session: SessionInfo, now: Duration) -> ProcessID? {
+        if let last = consoleDisplayServers[session.id], last.tableChanges == table.changeCount,
+            now < last.checkedAt + .seconds(10)
+        {
+            return last.server
         }
-        consoleDisplayServers = consoleDisplayServers.filter { table.entries[$0.key] != nil }
-        consoleDisplayServers[leader] = (table.changeCount, server)
-        return server
+        let own = (table.processIDsByUser[session.user] ?? []).compactMap { table.entries[$0] }
+            .filter { $0.controlGroup?.sessionScope == session.id.rawValue }.map(\.identity)
+        var listening: Set<Substring>?
+        let server =
+            own.first { displayServers[$0]?.serves == true }
+            ?? own.first { process in
+                servesDisplay(process, now: now) {
+                    if let listening { return listening }
+                    let read = DisplayServer.listeningSockets(
+                        seenBy: process.pid, procRoot: self.configuration.procRoot)
+                    listening = read
+                    return read
+                }
+            }
+        consoleDisplayServers[session.id] = (table.changeCount, now, server?.pid)
+        return server?.pid
     }
 
     /// The environment of a process of the session that talks to its display (`DISPLAY`, `WAYLAND_DISPLAY` or

@@ -51,11 +51,11 @@ public final class Collector {
     let desktopEntryWatch = DesktopEntryWatch()
     var focusSources: [SessionID: any FocusSource] = [:]
     var focusProblems: [SessionID: (reason: String, retryAt: Duration)] = [:]
-    /// Whether each process a focus source reported in front serves a display of its own (`servesDisplay`).
-    var displayServers: [ProcessIdentity: Bool] = [:]
-    /// The display server each console's foreground started, as of a count of the table's changes
-    /// (`displayServer(startedBy:)`).
-    var consoleDisplayServers: [ProcessID: (tableChanges: UInt64, server: ProcessID?)] = [:]
+    /// Whether each process looked at serves a display of its own, and when that was asked (`servesDisplay`).
+    var displayServers: [ProcessIdentity: (serves: Bool, checkedAt: Duration)] = [:]
+    /// The display server of each console session's own, as of a count of the table's changes and a time
+    /// (`displayServer(of:now:)`).
+    var consoleDisplayServers: [SessionID: (tableChanges: UInt64, checkedAt: Duration, server: ProcessID?)] = [:]
     /// The processes whose environment names no display (`graphicalEnvironment(of:)`).
     var environmentsWithoutDisplay: Set<ProcessIdentity> = []
     /// What each graphical session's environment says of its user's catalog, once read (`learnSessionEnvironments`),
@@ -244,6 +244,9 @@ public final class Collector {
         }
         sessionEnvironments = sessionEnvironments.filter { live.contains($0.key) }
         sessionEnvironmentsRetry = sessionEnvironmentsRetry.filter { live.contains($0.key) }
+        if consoleDisplayServers.keys.contains(where: { !live.contains($0) }) {
+            consoleDisplayServers = consoleDisplayServers.filter { live.contains($0.key) }
+        }
     }
 
     /// The apps running in each session: its own, the user manager's in the session that owns them, and (without

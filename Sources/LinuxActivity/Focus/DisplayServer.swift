@@ -10,8 +10,14 @@ import ScreenTimeModel
 /// socket of that name).
 public enum DisplayServer {
     /// Whether process `pid` listens on a Wayland or X display's socket. Reads its descriptors and its network
-    /// namespace's `net/unix`: call it once per process, not at every tick.
+    /// namespace's `net/unix`: not for every tick.
     public static func serves(_ pid: ProcessID, procRoot: String = "/proc") -> Bool {
+        let sockets = socketInodes(of: pid, procRoot: procRoot)
+        return !sockets.isEmpty && !sockets.isDisjoint(with: listeningSockets(seenBy: pid, procRoot: procRoot))
+    }
+
+    /// The inodes of the sockets process `pid` holds open.
+    public static func socketInodes(of pid: ProcessID, procRoot: String = "/proc") -> Set<Substring> {
         let folder = "\(procRoot)/\(pid.rawValue)"
         var sockets: Set<Substring> = []
         FileSystem.forEachNumericEntry(folder + "/fd") { descriptor in
@@ -20,18 +26,26 @@ public enum DisplayServer {
             }
             sockets.insert(target.dropFirst(8).dropLast())
         }
-        guard !sockets.isEmpty, let table = FileSystem.readText(folder + "/net/unix") else { return false }
+        return sockets
+    }
+
+    /// The inodes of the display sockets listening in the network namespace of process `pid` (its `net/unix`), with
+    /// their paths looked at through its root.
+    public static func listeningSockets(seenBy pid: ProcessID, procRoot: String = "/proc") -> Set<Substring> {
+        let folder = "\(procRoot)/\(pid.rawValue)"
+        guard let table = FileSystem.readText(folder + "/net/unix") else { return [] }
+        var listening: Set<Substring> = []
         // Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 (`__SO_ACCEPTCON`) marks a listening socket.
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 8, sockets.contains(fields[6]), let flags = UInt32(fields[3], radix: 16),
-                flags & 0x10000 != 0
-            else { continue }
+            guard fields.count >= 8, let flags = UInt32(fields[3], radix: 16), flags & 0x10000 != 0 else { continue }
             let path = fields[7...].joined(separator: " ")
-            if path.hasPrefix("/tmp/.X11-unix/X") || path.hasPrefix("@/tmp/.X11-unix/X") { return true }
-            // The path as the process sees it: through its root.
-            if path.hasPrefix("/"), FileSystem.status(folder + "/root" + path + ".lock") != nil { return true }
+            if path.hasPrefix("/tmp/.X11-unix/X") || path.hasPrefix("@/tmp/.X11-unix/X")
+                || (path.hasPrefix("/") && FileSystem.status(folder + "/root" + path + ".lock") != nil)
+            {
+                listening.insert(fields[6])
+            }
         }
-        return false
+        return listening
     }
 }
