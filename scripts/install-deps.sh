@@ -8,7 +8,8 @@ set -euo pipefail
 BUILD=(pkg-config gcc libc6-dev libsystemd-dev libgcrypt20-dev libsqlite3-dev
        libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev)
 TEST=(jq python3 systemd systemd-container dbus dbus-bin libglib2.0-bin bubblewrap libpam-systemd libpam0g-dev polkitd vim procps util-linux bsdutils uidmap
-      xvfb openbox xdotool xterm x11-apps x11-utils xauth sway foot wev gnome-shell kwin-wayland chromium imagemagick)
+      xvfb xserver-xephyr openbox xdotool xterm x11-apps x11-utils xauth sway foot wev gnome-shell kwin-wayland chromium
+      imagemagick)
 DEB=(dpkg-dev debhelper lintian python3 man-db)
 want=("${BUILD[@]}")
 case ${1:-build} in

@@ -140,6 +140,20 @@ check "the owner's idle hint makes it idle as they see it" test "$(presence)" = 
 check "as a guardian sees it, still in use" test "$(presence --as-guardian)" = active
 hint SetIdleHint false
 
+# An X server of the user's in a window of the session (Xephyr): the window in front is a display server's, and what
+# runs on that display is not seen. As its own user sees it, Xephyr is in front; as a guardian sees it, every app
+# of the session counts. (The sandbox's end stops it.)
+inside runuser -u sbuser2 -- env DISPLAY=:72 Xephyr :74 -screen 640x480 -nolisten tcp >/dev/null 2>&1 &
+nested_window() { inside runuser -u sbuser2 -- env DISPLAY=:72 xdotool search --onlyvisible --class Xephyr | head -1; }
+has_nested_window() { [ -n "$(nested_window)" ]; }
+check "Xephyr opens a window on :72" wait_for 20 has_nested_window
+inside runuser -u sbuser2 -- env DISPLAY=:72 xdotool windowactivate --sync "$(nested_window)" >/dev/null 2>&1
+x11_focus_is() { inside "$BIN" now --json --token-key /root/st-token.key "${@:2}" | jq -r --arg s "$X11_SID" \
+    '.sessions[] | select(.id == $s) | "\(.focus) \(.foreground.id // "-") \(.focusSource)"' | grep -q "$1"; }
+check "the window in front is Xephyr's, as its own user sees it" wait_for 10 x11_focus_is '^window [Xx]ephyr '
+check "as a guardian sees it, a display server is in front: every app of the session counts" \
+    wait_for 10 x11_focus_is '^fallback - x11, with a display server in front' --as-guardian
+
 # A desktop started from a console (as `startx` or `sway` typed at a login prompt): logind still calls the session a
 # tty one, and a guardian's daemon sees a display server of the session's own, whatever runs on that display — also
 # one no longer below the terminal's foreground (left by a subshell that ended, the shell then doing something else).
