@@ -42,14 +42,16 @@ struct FocusGnomeShellTests {
 
     /// Starts gnome-shell with the Screen Time extension and the test helper installed as the system's (in a data
     /// folder of root's), and the extensions in `usersOwn` installed as the user's, not enabled.
-    func startShell(_ processes: FocusTestProcesses, usersOwn: String? = nil) throws -> Shell {
+    func startShell(_ processes: FocusTestProcesses, usersOwn: String? = nil, withExtension: Bool = true) throws
+        -> Shell
+    {
         guard let user = FocusTestUser.ensure() else { throw POSIXError(.EPERM) }
         let runtime = try user.runtimeDirectory(in: processes)
         let system = try processes.temporaryDirectory("stfocus-gnome-data")
         chmod(system, 0o755)
         let extensions = system + "/gnome-shell/extensions"
         try FileManager.default.createDirectory(atPath: extensions, withIntermediateDirectories: true)
-        for folder in [Self.extensionDirectory, Self.helperDirectory] {
+        for folder in (withExtension ? [Self.extensionDirectory] : []) + [Self.helperDirectory] {
             guard try processes.run("/bin/cp", ["-r", folder, extensions]).status == 0 else {
                 throw POSIXError(.EIO)
             }
@@ -180,6 +182,44 @@ struct FocusGnomeShellTests {
             // A user's own daemon believes it.
             try GnomeShellFocusSource(busAddress: shell.busAddress).close()
         }
+    }
+
+    @Test(
+        "without the extension, a guardian's limited user's GNOME session is measured for idleness by Mutter alone, and every app counts"
+    )
+    func withoutTheExtensionAGuardiansLimitedUsersSessionIsMeasuredForIdleness() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let processes = FocusTestProcesses()
+        var shell: Shell?
+        defer { if let shell { shell.stop(processes) } else { processes.stopAll() } }
+        shell = try startShell(processes, withExtension: false)
+        let running = try #require(shell)
+        func context(guardian: Bool) -> FocusSessionContext {
+            FocusSessionContext(
+                sessionType: "wayland", desktop: "gnome", uid: UserID(running.user.uid),
+                runtimeDirectory: running.runtimeDirectory,
+                environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(running.runtimeDirectory)/session-bus-socket"],
+                limitedByGuardian: guardian)
+        }
+        var source: (any FocusSource)?
+        defer { source?.close() }
+        _ = FocusTestEnvironment.waitUntil(timeout: .seconds(30)) {
+            source = try? FocusSources.make(context(guardian: true))
+            if source == nil { usleep(200_000) }
+            return source != nil
+        }
+        let idle = try #require(source, "no source for a guardian's limited user")
+        #expect(idle.name == "gnome-shell idle monitor")
+        let first = try #require(idle.current())
+        #expect(!first.seesFocus && first.window == nil)
+        let firstIdle = try #require(first.idleTime)
+        Thread.sleep(forTimeInterval: 1.2)
+        let laterIdle = try #require(idle.current()?.idleTime)
+        #expect(laterIdle > firstIdle)
+        // A user's own daemon has no source there: the extension is not enabled.
+        let refused = #expect(throws: FocusSourceUnavailable.self) { try FocusSources.make(context(guardian: false)) }
+        #expect(refused?.description.contains("not enabled") == true, "\(refused as Any)")
     }
 
     @Test("accounting: A 2 s, B 3 s, A 2 s (B opened, then closed) within 1 s per app")

@@ -43,7 +43,10 @@ extension Collector {
                 if let reading = source.current() {
                     focus = .window
                     focusSourceName = source.name
-                    if configuration.limitedByGuardian, let pid = reading.window?.pid,
+                    if !reading.seesFocus {
+                        // The source measures idle time alone: every app of the session counts.
+                        focus = .fallback
+                    } else if configuration.limitedByGuardian, let pid = reading.window?.pid,
                         let process = table.verify(pid)?.identity, servesDisplay(process, now: now)
                     {
                         // A compositor or X server of the user's in a window (a nested sway, Xephyr): what they

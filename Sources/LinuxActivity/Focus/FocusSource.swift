@@ -27,12 +27,18 @@ public struct FocusReading: Hashable, Sendable {
     public var idleTime: Duration?
     /// Whether a client holds an idle inhibitor (a playing video): the user counts as present.
     public var idleInhibited: Bool
+    /// Whether the source sees which window is in front; false for one that measures idle time alone (GNOME's idle
+    /// monitor where the extension can't be believed), and then every app of the session counts.
+    public var seesFocus: Bool
 
     /// Creates a reading; sources that do not measure idle time leave `idleTime` nil.
-    public init(window: FocusedWindow?, idleTime: Duration? = nil, idleInhibited: Bool = false) {
+    public init(
+        window: FocusedWindow?, idleTime: Duration? = nil, idleInhibited: Bool = false, seesFocus: Bool = true
+    ) {
         self.window = window
         self.idleTime = idleTime
         self.idleInhibited = idleInhibited
+        self.seesFocus = seesFocus
     }
 }
 

@@ -130,8 +130,17 @@ public enum FocusSources {
                             }
                         }
                     case "gnome-shell":
-                        return try GnomeShellFocusSource(
-                            busAddress: busAddress(context), allowsUsersExtensions: !context.limitedByGuardian)
+                        do {
+                            return try GnomeShellFocusSource(
+                                busAddress: busAddress(context), allowsUsersExtensions: !context.limitedByGuardian)
+                        } catch
+                            where context.limitedByGuardian
+                            && (error.code == .integrationMissing || error.code == .unsupported)
+                        {
+                            // Its focus can't be believed; its idle time still tells a locked or left screen.
+                            attempts.append((name, error))
+                            return try GnomeIdleSource(busAddress: busAddress(context))
+                        }
                     default: return try KWinFocusSource(busAddress: busAddress(context), scriptPath: kwinScriptPath)
                     }
                 } catch {

@@ -159,7 +159,10 @@ public final class GnomeShellFocusSource: FocusSource {
         state.withLock { $0.connected = false }
     }
 
-    private func readIdleTime() -> Duration? {
+    private func readIdleTime() -> Duration? { Self.idleTime(on: bus) }
+
+    /// The time since the last input, from Mutter's idle monitor on `bus`; nil when it does not answer.
+    static func idleTime(on bus: Bus) -> Duration? {
         guard
             let reply = try? bus.call(
                 destination: "org.gnome.Mutter.IdleMonitor", path: "/org/gnome/Mutter/IdleMonitor/Core",
