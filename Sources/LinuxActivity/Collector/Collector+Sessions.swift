@@ -129,12 +129,7 @@ extension Collector {
         if displayServers.count > 64 {
             displayServers = displayServers.filter { table.entries[$0.key.pid]?.identity == $0.key }
         }
-        let sockets = DisplayServer.socketInodes(of: process.pid, procRoot: configuration.procRoot)
-        let serves =
-            !sockets.isEmpty
-            && !sockets.isDisjoint(
-                with: listening?()
-                    ?? DisplayServer.listeningSockets(seenBy: process.pid, procRoot: configuration.procRoot))
+        let serves = DisplayServer.serves(process.pid, procRoot: configuration.procRoot, listening: listening)
         displayServers[process] = (serves, now)
         return serves
     }

@@ -10,14 +10,18 @@ import ScreenTimeModel
 /// socket of that name).
 public enum DisplayServer {
     /// Whether process `pid` listens on a Wayland or X display's socket. Reads its descriptors and its network
-    /// namespace's `net/unix`: not for every tick.
-    public static func serves(_ pid: ProcessID, procRoot: String = "/proc") -> Bool {
+    /// namespace's `net/unix` (or asks `listening` for the latter, to read it once for several processes): not for
+    /// every tick.
+    public static func serves(
+        _ pid: ProcessID, procRoot: String = "/proc", listening: (() -> Set<Substring>)? = nil
+    ) -> Bool {
         let sockets = socketInodes(of: pid, procRoot: procRoot)
-        return !sockets.isEmpty && !sockets.isDisjoint(with: listeningSockets(seenBy: pid, procRoot: procRoot))
+        return !sockets.isEmpty
+            && !sockets.isDisjoint(with: listening?() ?? listeningSockets(seenBy: pid, procRoot: procRoot))
     }
 
     /// The inodes of the sockets process `pid` holds open.
-    public static func socketInodes(of pid: ProcessID, procRoot: String = "/proc") -> Set<Substring> {
+    static func socketInodes(of pid: ProcessID, procRoot: String) -> Set<Substring> {
         let folder = "\(procRoot)/\(pid.rawValue)"
         var sockets: Set<Substring> = []
         FileSystem.forEachNumericEntry(folder + "/fd") { descriptor in

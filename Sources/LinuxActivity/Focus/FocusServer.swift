@@ -22,6 +22,17 @@ enum FocusServer {
         return program
     }
 
+    /// Throws unless the connection `connection` on `bus`, which owns the well-known `name`, is a process running a
+    /// program named one of `names` that only root can change (`checkProgram`).
+    static func checkConnection(_ connection: String, owning name: String, on bus: Bus, runs names: Set<String>)
+        throws(FocusSourceError)
+    {
+        guard let pid = bus.processID(ofConnection: connection, timeout: UserSessionBus.callTimeout) else {
+            throw FocusSourceError(.connectionFailed, "cannot tell which process owns \(name)")
+        }
+        try checkProgram(of: pid, isOneOf: names, serving: "\(name) on the session bus")
+    }
+
     /// For a guardian's limited user: throws unless process `pid` is the compositor of `session`: a process of the
     /// session's scope (`session-ID.scope`, root's) that its leader (the login, or the display manager's worker)
     /// started, through no process running one of `names`. A compositor the user runs nested in a window of their
@@ -61,7 +72,7 @@ enum FocusServer {
     }
 
     private static func parent(of pid: ProcessID, procRoot: String) -> ProcessID? {
-        FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/stat").flatMap { ProcessStat(parsing: $0) }?.parent
+        ProcessStat.read(of: pid, procRoot: procRoot)?.parent
     }
 }
 

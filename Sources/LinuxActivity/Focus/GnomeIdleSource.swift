@@ -17,13 +17,10 @@ public final class GnomeIdleSource: FocusSource, @unchecked Sendable {
     /// Connects to the session bus at `busAddress` and checks who serves the idle monitor.
     public init(busAddress: String) throws(FocusSourceError) {
         let bus = try UserSessionBus.connect(address: busAddress)
-        guard let shell = bus.nameOwner("org.gnome.Shell", timeout: UserSessionBus.callTimeout),
-            let shellProcess = bus.processID(ofConnection: shell, timeout: UserSessionBus.callTimeout)
-        else {
+        guard let shell = bus.nameOwner("org.gnome.Shell", timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(.noSourceForSession, "no GNOME Shell on the session bus at \(busAddress)")
         }
-        try FocusServer.checkProgram(
-            of: shellProcess, isOneOf: ["gnome-shell"], serving: "org.gnome.Shell on the session bus")
+        try FocusServer.checkConnection(shell, owning: "org.gnome.Shell", on: bus, runs: ["gnome-shell"])
         guard bus.nameOwner("org.gnome.Mutter.IdleMonitor", timeout: UserSessionBus.callTimeout) == shell else {
             throw FocusSourceError(.unsupported, "org.gnome.Mutter.IdleMonitor is not GNOME Shell's")
         }

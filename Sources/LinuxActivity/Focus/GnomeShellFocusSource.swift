@@ -61,11 +61,7 @@ public final class GnomeShellFocusSource: FocusSource {
                 .protocolViolation, "\(Self.busName) is owned by \(owner), not by GNOME Shell (\(shell)); not trusted")
         }
         // And the name's owner is GNOME Shell: a program of the user's could own both names where it doesn't run.
-        guard let shellProcess = bus.processID(ofConnection: shell, timeout: UserSessionBus.callTimeout) else {
-            throw FocusSourceError(.connectionFailed, "cannot tell which process owns org.gnome.Shell")
-        }
-        try FocusServer.checkProgram(
-            of: shellProcess, isOneOf: ["gnome-shell"], serving: "org.gnome.Shell on the session bus")
+        try FocusServer.checkConnection(shell, owning: "org.gnome.Shell", on: bus, runs: ["gnome-shell"])
         if !allowsUsersExtensions {
             let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
                 try bus.call(

@@ -50,11 +50,7 @@ public final class KWinFocusSource: FocusSource {
             throw FocusSourceError(.noSourceForSession, "no KWin on the session bus at \(busAddress)")
         }
         // A program of the user's could own the name where KWin doesn't run (a GNOME session) and report anything.
-        guard let kwinProcess = bus.processID(ofConnection: kwin, timeout: UserSessionBus.callTimeout) else {
-            throw FocusSourceError(.connectionFailed, "cannot tell which process owns org.kde.KWin")
-        }
-        try FocusServer.checkProgram(
-            of: kwinProcess, isOneOf: ["kwin_wayland", "kwin_x11"], serving: "org.kde.KWin on the session bus")
+        try FocusServer.checkConnection(kwin, owning: "org.kde.KWin", on: bus, runs: ["kwin_wayland", "kwin_x11"])
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }

@@ -28,6 +28,12 @@ public struct ProcessStat: Hashable, Sendable {
     /// is `Z` and it still has more than one thread.
     public var runsWithoutItsMainThread: Bool { state == "Z" && threadCount > 1 }
 
+    /// Reads and parses `/proc/PID/stat` under `procRoot` once, outside a process table (which reads into a buffer of
+    /// its own); nil when the process is gone.
+    static func read(of pid: ProcessID, procRoot: String) -> ProcessStat? {
+        FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/stat").flatMap { ProcessStat(parsing: $0) }
+    }
+
     /// Parses the contents of `/proc/PID/stat`. `comm` may contain spaces and parentheses, so it is the text between
     /// the first `(` and the LAST `)`. Returns nil for malformed input.
     public init?(parsing bytes: some Collection<UInt8>) {

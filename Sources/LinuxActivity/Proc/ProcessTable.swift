@@ -548,8 +548,7 @@ public final class ProcessTable {
     /// The thread to read process `pid` through now: nil for the process's own folder, or, once its main thread has
     /// exited while others run on (its state `Z`, more than one thread), one of those. Costs a read of its `stat`.
     public static func readableThread(of pid: ProcessID, procRoot: String = "/proc") -> Int32? {
-        let stat = FileSystem.readBytes("\(procRoot)/\(pid.rawValue)/stat").flatMap { ProcessStat(parsing: $0) }
-        return readableThread(of: pid, stat: stat, procRoot: procRoot)
+        readableThread(of: pid, stat: ProcessStat.read(of: pid, procRoot: procRoot), procRoot: procRoot)
     }
 
     /// `readableThread(of:procRoot:)` with the process's `stat` already read.
