@@ -27,7 +27,10 @@ let package = Package(
         .systemLibrary(
             name: "CXCB", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev"])]),
+        .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         .target(name: "CLinux"),
+        // A Wayland client of the compositors' idle notifications (C listeners and protocol tables).
+        .target(name: "CWayland", dependencies: ["CWaylandClient"]),
         // The package version, set by the release build.
         .target(name: "CBuildInfo"),
         // The D-Bus service's interfaces as sd-bus vtables (C macros), handled by the daemon's Swift callbacks.
@@ -43,7 +46,7 @@ let package = Package(
         .target(
             name: "LinuxActivity",
             dependencies: [
-                "ScreenTimeModel", "CSystemd", "CLinux", "CGcrypt", "CXCB",
+                "ScreenTimeModel", "CSystemd", "CLinux", "CGcrypt", "CXCB", "CWayland",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),

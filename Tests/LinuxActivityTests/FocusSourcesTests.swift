@@ -156,6 +156,10 @@ struct FocusSourcesTests {
         #expect(apart?.message.contains("did not start") == true, "\(apart as Any)")
         let source = try FocusSources.make(context)
         #expect((source as? SwayFocusSource)?.socketPath == sway.socket, "the newest socket is not the session's")
+        // Its idle time too comes from the session's own sway, of the two displays in the folder: a guardian (root)
+        // is a Wayland client of it.
+        #expect(
+            (source as? SwayFocusSource)?.idleProtocol != nil, "\((source as? SwayFocusSource)?.idleUnavailable ?? "")")
         source.close()
 
         // One started in the background by the session's shell before it became the compositor (`sway & exec sway`

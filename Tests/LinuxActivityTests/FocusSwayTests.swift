@@ -124,3 +124,82 @@ struct FocusSwayTests {
         #expect(FocusTestEnvironment.waitUntil { focus.current() == nil } != nil)
     }
 }
+
+/// sway's idle time, read as a Wayland client of the same sway.
+@Suite(.serialized, .enabled(if: FocusTestEnvironment.report(FocusTestEnvironment.swaySkipReason)))
+struct FocusSwayIdleTests {
+    @Test("measures the seat's idle time from sway's idle notifications: growing without input, zero after input")
+    func measuresIdleTime() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let processes = FocusTestProcesses()
+        var source: SwayFocusSource?
+        defer {
+            source?.close()
+            processes.stopAll()
+        }
+        let sway = try FocusTestSway.start(in: processes)
+        let opened = try SwayFocusSource(socketPath: sway.socket, idleResolution: .milliseconds(500))
+        source = opened
+        print("sway idle: \(opened.idleProtocol ?? "none") \(opened.idleUnavailable ?? "")")
+        #expect(
+            ["ext_idle_notifier_v1", "org_kde_kwin_idle"].contains(opened.idleProtocol),
+            "\(opened.idleUnavailable ?? "")")
+        func idleTime() -> Duration? { opened.current()?.idleTime }
+
+        // Headless, with no input device: idle once the resolution passes, and more so after.
+        #expect(
+            FocusTestEnvironment.waitUntil(timeout: .seconds(5)) { (idleTime() ?? .zero) >= .milliseconds(600) } != nil)
+        let first = try #require(idleTime())
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try #require(idleTime()) >= first + .milliseconds(300))
+        // Pointer input (sway's seat command moves the cursor as a device would): zero, then idle again.
+        for command in ["seat seat0 cursor move 5 5", "seat seat0 cursor move -5 -5"] {
+            #expect(try sway.command(command, in: processes))
+            #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(2)) { idleTime() == .zero } != nil, "\(command)")
+            #expect(
+                FocusTestEnvironment.waitUntil(timeout: .seconds(5)) { (idleTime() ?? .zero) >= .milliseconds(500) }
+                    != nil, "never idle again after \(command)")
+        }
+    }
+
+    @Test("a Wayland socket that another process serves is never asked for the idle time: the sway's own is")
+    func asksOnlyTheSameSway() throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let processes = FocusTestProcesses()
+        defer { processes.stopAll() }
+        let sway = try FocusTestSway.start(in: processes)
+        // A socket of this process's, named as a Wayland display in a folder of its own.
+        let folder = try #require(String(validatingCString: mkdtemp(strdup("/tmp/screentime-wayland.XXXXXX"))))
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer {
+            close(listener)
+            unlink(folder + "/wayland-0")
+            rmdir(folder)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in Array((folder + "/wayland-0").utf8).enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0 && listen(listener, 4) == 0)
+
+        let elsewhere = try SwayFocusSource(socketPath: sway.socket, runtimeDirectory: folder)
+        defer { elsewhere.close() }
+        #expect(elsewhere.idleProtocol == nil)
+        #expect(elsewhere.current()?.idleTime == nil)
+        #expect(
+            elsewhere.idleUnavailable?.contains("served by process \(getpid()), not by the compositor") == true,
+            "\(elsewhere.idleUnavailable ?? "")")
+        // Named first (`WAYLAND_DISPLAY`), the same socket is passed over for the one the sway serves.
+        let named = try SwayFocusSource(socketPath: sway.socket, waylandDisplay: folder + "/wayland-0")
+        defer { named.close() }
+        #expect(named.idleProtocol != nil, "\(named.idleUnavailable ?? "")")
+    }
+}

@@ -124,7 +124,9 @@ public enum FocusSources {
                             ? SessionCompositor(id: context.sessionID ?? "", leader: context.leader) : nil
                         for socket in sockets {
                             do {
-                                return try SwayFocusSource(socketPath: socket, session: session)
+                                return try SwayFocusSource(
+                                    socketPath: socket, session: session, runtimeDirectory: context.runtimeDirectory,
+                                    waylandDisplay: context.environment["WAYLAND_DISPLAY"])
                             } catch {
                                 attempts.append((name, error))
                             }

@@ -11,8 +11,11 @@ import Synchronization
 /// also re-read every `treeRefreshInterval` for `inhibit_idle`.
 ///
 /// The window class is the view's `app_id`, or for XWayland views `window_properties.class`. sway does not
-/// expose the time since the last input over IPC: `idleTime` stays nil and the collector relies on logind's
-/// `IdleHint` (which swayidle sets).
+/// expose the time since the last input over IPC; the source asks it as a Wayland client instead, on the display
+/// socket the same sway serves (`WaylandIdleConnection`: `ext_idle_notifier_v1`, else `org_kde_kwin_idle`), to be told
+/// when the seat has had no input for `idleResolution` and when input comes back, and reads the idle time from that
+/// to within `idleResolution`. Where that fails (`idleUnavailable` says why), `idleTime` stays nil and the collector
+/// relies on logind's `IdleHint` (which swayidle sets).
 public final class SwayFocusSource: FocusSource {
     /// `sway`.
     public let name = "sway"
@@ -20,12 +23,21 @@ public final class SwayFocusSource: FocusSource {
     public let socketPath: String
     private let connection: SwayIPCConnection
     private let treeRefreshInterval: Duration
+    /// The protocol sway's idle time comes from (`ext_idle_notifier_v1`, `org_kde_kwin_idle`); nil when it doesn't.
+    public let idleProtocol: String?
+    /// Why sway's idle time isn't measured, when it isn't.
+    public let idleUnavailable: String?
+    private let idleConnection: WaylandIdleConnection?
+    private let idleResolution: Duration
     private let state = Mutex(State())
     private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var idleInhibited = false
+        /// Whether the idle connection answers; `idleSince` is nil while the seat has had input within the resolution.
+        var measuresIdle = false
+        var idleSince: ContinuousClock.Instant?
         var connected = true
         var statistics = FocusSourceStatistics()
     }
@@ -37,14 +49,33 @@ public final class SwayFocusSource: FocusSource {
     ///   - treeRefreshInterval: how often the tree is re-read for idle inhibitors (focus never needs it).
     ///   - session: for a guardian's limited user, the logind session whose own compositor the sway must be
     ///     (`FocusServer.checkIsSessionsOwn`); nil believes any sway only root can change.
+    ///   - runtimeDirectory: the folder of the Wayland display sockets; nil: the IPC socket's folder.
+    ///   - waylandDisplay: the session's `WAYLAND_DISPLAY`, tried first; whichever socket is used, it must be served
+    ///     by the sway that serves `socketPath`.
+    ///   - idleResolution: how long without input before sway says the seat is idle; the idle time is known to within
+    ///     it.
     public init(
-        socketPath: String, treeRefreshInterval: Duration = .seconds(2), session: SessionCompositor? = nil
+        socketPath: String, treeRefreshInterval: Duration = .seconds(2), session: SessionCompositor? = nil,
+        runtimeDirectory: String? = nil, waylandDisplay: String? = nil, idleResolution: Duration = .seconds(5)
     )
         throws(FocusSourceError)
     {
         self.socketPath = socketPath
         self.treeRefreshInterval = treeRefreshInterval
+        self.idleResolution = idleResolution
         connection = try SwayIPCConnection(path: socketPath, session: session)
+        let folder = runtimeDirectory ?? String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.endIndex)])
+        do {
+            idleConnection = try WaylandIdleConnection(
+                socketPaths: WaylandIdleConnection.socketPaths(in: folder, display: waylandDisplay),
+                compositor: connection.server, resolution: idleResolution)
+            idleProtocol = idleConnection?.protocolName
+            idleUnavailable = nil
+        } catch {
+            idleConnection = nil
+            idleProtocol = nil
+            idleUnavailable = "\(error)"
+        }
         thread = try EventThread.forFocusSource()
         try connection.send(.getTree)
         let tree = try Self.decode(SwayNode.self, from: try connection.receive().payload)
@@ -56,16 +87,20 @@ public final class SwayFocusSource: FocusSource {
         state.withLock {
             $0.window = tree.focusedNode()?.focusedWindow
             $0.idleInhibited = tree.anyInhibitsIdle()
+            $0.measuresIdle = idleConnection != nil
             $0.statistics.queries = 1
         }
         thread.start(name: "screentime-sway-focus") { [self] in runEventLoop() }
     }
 
-    /// The latest focused view and whether a view inhibits idle; nil once sway is gone or the source closed.
+    /// The latest focused view, the seat's idle time (zero while it has had input within `idleResolution`; nil when
+    /// not measured) and whether a view inhibits idle; nil once sway is gone or the source closed.
     public func current() -> FocusReading? {
-        state.withLock { state in
+        let now = ContinuousClock.now
+        return state.withLock { state in
             guard state.connected, !thread.isStopping else { return nil }
-            return FocusReading(window: state.window, idleTime: nil, idleInhibited: state.idleInhibited)
+            let idleTime = state.measuresIdle ? state.idleSince.map { now - $0 } ?? .zero : nil
+            return FocusReading(window: state.window, idleTime: idleTime, idleInhibited: state.idleInhibited)
         }
     }
 
@@ -78,17 +113,22 @@ public final class SwayFocusSource: FocusSource {
     private func runEventLoop() {
         var treeRequested = false
         var nextRefresh = ContinuousClock.now + treeRefreshInterval
+        var idle = idleConnection
         loop: while !thread.isStopping {
             let ready: [Bool]
             do {
                 ready = try Readiness.wait(
-                    for: [connection.fileDescriptor, thread.wakeup.fileDescriptor],
+                    for: [connection.fileDescriptor, thread.wakeup.fileDescriptor]
+                        + (idle.map { [$0.fileDescriptor] } ?? []),
                     timeout: max(.zero, nextRefresh - ContinuousClock.now))
             } catch {
                 break loop
             }
             if ready[1] { thread.wakeup.drain() }
             if thread.isStopping { break loop }
+            if let connection = idle, ready.count > 2, ready[2] {
+                idle = follow(connection)
+            }
             do {
                 if ready[0] {
                     let message = try connection.receive()
@@ -115,6 +155,29 @@ public final class SwayFocusSource: FocusSource {
             }
         }
         state.withLock { $0.connected = false }
+    }
+
+    /// Reads what the idle connection sent and publishes the seat's idleness; nil once the connection is lost (the
+    /// idle time is then no longer measured).
+    private func follow(_ idle: WaylandIdleConnection) -> WaylandIdleConnection? {
+        do {
+            try idle.dispatch()
+        } catch {
+            state.withLock {
+                $0.measuresIdle = false
+                $0.idleSince = nil
+            }
+            return nil
+        }
+        let isIdle = idle.isIdle
+        let now = ContinuousClock.now
+        state.withLock { state in
+            guard isIdle != (state.idleSince != nil) else { return }
+            // sway says the seat is idle once it has had no input for the resolution.
+            state.idleSince = isIdle ? now - idleResolution : nil
+            state.statistics.eventsReceived += 1
+        }
+        return idle
     }
 
     private enum Next {

@@ -10,6 +10,8 @@ final class SwayIPCConnection: @unchecked Sendable {
     // thread); `shutdown()` may be called from another thread to end a blocked read.
     /// The connected socket.
     let fileDescriptor: FileDescriptor
+    /// The sway process that serves the socket, checked as the system's (and the session's own, when asked).
+    let server: ProcessID
 
     /// Message types of requests, and of the replies that echo them.
     enum MessageType: UInt32 {
@@ -36,45 +38,14 @@ final class SwayIPCConnection: @unchecked Sendable {
     /// Connects to the socket at `path`, served by the system's sway (`checkPeer`) — and, with `session`, by the
     /// compositor of that logind session (a guardian's limited user's: `FocusServer.checkIsSessionsOwn`).
     ///
-    /// The corresponding C functions are `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC)`, `setsockopt` and `connect`.
+    /// The corresponding C function is `connect` (`UnixStreamSocket.connect`).
     init(path: String, session: SessionCompositor? = nil) throws(FocusSourceError) {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else {
-            throw FocusSourceError(.connectionFailed, "cannot create a socket", underlying: Errno(rawValue: errno))
-        }
-        // For a Unix socket, the send timeout bounds `connect` too (a listener whose backlog is full).
-        Self.setTimeout(descriptor, SO_SNDTIMEO, seconds: Self.timeout)
-        Self.setTimeout(descriptor, SO_RCVTIMEO, seconds: Self.timeout)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Glibc.close(descriptor)
-            throw FocusSourceError(.connectionFailed, "sway socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let error = Errno(rawValue: errno)
-            Glibc.close(descriptor)
-            throw FocusSourceError(.connectionFailed, "cannot connect to sway at \(path)", underlying: error)
-        }
-        do throws(FocusSourceError) { try Self.checkPeer(descriptor, path: path, session: session) } catch {
+        let descriptor = try UnixStreamSocket.connect(to: path, timeout: Self.timeout, serving: "sway")
+        do throws(FocusSourceError) { server = try Self.checkPeer(descriptor, path: path, session: session) } catch {
             Glibc.close(descriptor)
             throw error
         }
         fileDescriptor = FileDescriptor(rawValue: descriptor)
-    }
-
-    private static func setTimeout(_ descriptor: Int32, _ option: Int32, seconds: Int) {
-        var time = timeval(tv_sec: seconds, tv_usec: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Refuses a socket not served by the system's sway: a program named `sway` that only root can change. The path
@@ -84,7 +55,7 @@ final class SwayIPCConnection: @unchecked Sendable {
     ///
     /// The corresponding C function is `getsockopt(SO_PEERCRED)` (`clinux_socket_peer_pid`).
     private static func checkPeer(_ descriptor: Int32, path: String, session: SessionCompositor?)
-        throws(FocusSourceError)
+        throws(FocusSourceError) -> ProcessID
     {
         let pid = clinux_socket_peer_pid(descriptor)
         guard pid > 0 else {
@@ -95,6 +66,7 @@ final class SwayIPCConnection: @unchecked Sendable {
         if let session {
             try FocusServer.checkIsSessionsOwn(ProcessID(pid), session: session, names: ["sway"], serving: path)
         }
+        return ProcessID(pid)
     }
 
     deinit {
