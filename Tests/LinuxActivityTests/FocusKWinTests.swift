@@ -19,6 +19,8 @@ struct FocusKWinTests {
         let runtimeDirectory: String
         var source: KWinFocusSource?
         private var busPids = ""
+        /// The Wayland socket's name in the runtime directory.
+        private(set) var waylandDisplay = "wayland-kwin"
 
         init() throws {
             guard let user = FocusTestUser.ensure() else { throw POSIXError(.EPERM) }
@@ -27,7 +29,12 @@ struct FocusKWinTests {
         }
 
         /// Starts KWin, waits for its bus, opens the source (which loads the script) and for the Wayland socket.
-        func start() throws -> KWinFocusSource {
+        /// With `measuringIdle`, the source follows KWin's idle notifications (resolution 500 ms) and never asks
+        /// `org.freedesktop.ScreenSaver`; with `throughWrapper`, KWin is started by `kwin_wayland_wrapper`, which
+        /// serves the Wayland socket, as in a Plasma session.
+        func start(measuringIdle: Bool = false, throughWrapper: Bool = false) throws -> KWinFocusSource {
+            // The wrapper names the socket itself, the first free `wayland-N`.
+            waylandDisplay = throughWrapper ? "wayland-0" : "wayland-kwin"
             // Debian's kwin_wayland carries file capabilities (cap_sys_nice); where they cannot be granted (a
             // container's bounding set), exec fails with EPERM. A copy has none, and root's (the source believes a
             // KWin only root can change).
@@ -38,13 +45,19 @@ struct FocusKWinTests {
                 throw FocusSourceError(.connectionFailed, "cannot copy kwin_wayland to \(folder)")
             }
             try processes.start(
-                asUser: user, "/bin/sh", [FocusTestEnvironment.script("kwin-session.sh"), runtimeDirectory, program],
+                asUser: user, "/bin/sh",
+                [FocusTestEnvironment.script("kwin-session.sh"), runtimeDirectory, program]
+                    + (throughWrapper ? ["/usr/bin/kwin_wayland_wrapper"] : []),
                 environment: ["XDG_RUNTIME_DIR": runtimeDirectory], log: runtimeDirectory + "/kwin.log")
             let address = UserSessionBus.address(ofUserBusAt: runtimeDirectory + "/session-bus-socket", uid: user.uid)
             var lastError: FocusSourceError?
             _ = FocusTestEnvironment.waitUntil(timeout: .seconds(30)) {
                 do throws(FocusSourceError) {
-                    source = try KWinFocusSource(busAddress: address, scriptPath: FocusKWinTests.scriptPath)
+                    source = try KWinFocusSource(
+                        busAddress: address, scriptPath: FocusKWinTests.scriptPath,
+                        runtimeDirectory: measuringIdle ? runtimeDirectory : nil,
+                        waylandDisplay: measuringIdle ? waylandDisplay : nil, asksScreenSaver: !measuringIdle,
+                        idleResolution: .milliseconds(500))
                 } catch {
                     lastError = error
                     usleep(200_000)
@@ -55,7 +68,7 @@ struct FocusKWinTests {
             guard let source else {
                 throw lastError ?? FocusSourceError(.connectionFailed, "KWin did not come up")
             }
-            let socket = runtimeDirectory + "/wayland-kwin"
+            let socket = runtimeDirectory + "/" + waylandDisplay
             guard FocusTestEnvironment.waitUntil(timeout: .seconds(30), { access(socket, F_OK) == 0 }) != nil else {
                 throw POSIXError(.ETIMEDOUT)
             }
@@ -66,7 +79,7 @@ struct FocusKWinTests {
         func openWindow() throws -> FocusTestChild {
             let client = try processes.start(
                 asUser: user, "/usr/bin/wev", [],
-                environment: ["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": "wayland-kwin"],
+                environment: ["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay],
                 log: runtimeDirectory + "/clients.log")
             _ = FocusTestEnvironment.waitUntil(timeout: .seconds(10)) {
                 self.source?.current()?.window?.pid == ProcessID(client.pid)
@@ -128,5 +141,29 @@ struct FocusKWinTests {
         print("kwin: accounted seconds by pid \(totals)")
         #expect(abs(totals[String(first.pid), default: 0] - 4) <= 1)
         #expect(abs(totals[second.map { String($0.pid) } ?? "", default: 0] - 3) <= 1)
+    }
+
+    @Test(
+        "KWin's idle notifications give the idle time, growing without input, also on the socket its wrapper serves",
+        arguments: [false, true])
+    func measuresIdleFromKWin(throughWrapper: Bool) throws {
+        let exclusive = FocusTestEnvironment.desktopLock.acquire()
+        defer { exclusive.release() }
+        let session = try Session()
+        defer { session.stop() }
+        let focus = try session.start(measuringIdle: true, throughWrapper: throughWrapper)
+        print("kwin idle: \(focus.idleProtocol ?? "none") \(focus.idleUnavailable ?? "")")
+        #expect(
+            ["ext_idle_notifier_v1", "org_kde_kwin_idle"].contains(focus.idleProtocol),
+            "\(focus.idleUnavailable ?? "")")
+        // Headless, with no input device: idle once the resolution passes, and more so after.
+        #expect(FocusTestEnvironment.waitUntil(timeout: .seconds(10)) { focus.current() != nil } != nil)
+        let idled = FocusTestEnvironment.waitUntil(timeout: .seconds(5)) {
+            (focus.current()?.idleTime ?? .zero) >= .milliseconds(600)
+        }
+        #expect(idled != nil, "idle time \(String(describing: focus.current()?.idleTime))")
+        let first = try #require(focus.current()?.idleTime)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try #require(focus.current()?.idleTime) >= first + .milliseconds(300))
     }
 }

@@ -23,14 +23,16 @@ enum FocusServer {
     }
 
     /// Throws unless the connection `connection` on `bus`, which owns the well-known `name`, is a process running a
-    /// program named one of `names` that only root can change (`checkProgram`).
+    /// program named one of `names` that only root can change (`checkProgram`); returns that process.
+    @discardableResult
     static func checkConnection(_ connection: String, owning name: String, on bus: Bus, runs names: Set<String>)
-        throws(FocusSourceError)
+        throws(FocusSourceError) -> ProcessID
     {
         guard let pid = bus.processID(ofConnection: connection, timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(.connectionFailed, "cannot tell which process owns \(name)")
         }
         try checkProgram(of: pid, isOneOf: names, serving: "\(name) on the session bus")
+        return pid
     }
 
     /// For a guardian's limited user: throws unless process `pid` is the compositor of `session`: a process of the

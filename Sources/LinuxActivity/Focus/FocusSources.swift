@@ -143,7 +143,12 @@ public enum FocusSources {
                             attempts.append((name, error))
                             return try GnomeIdleSource(busAddress: busAddress(context))
                         }
-                    default: return try KWinFocusSource(busAddress: busAddress(context), scriptPath: kwinScriptPath)
+                    default:
+                        return try KWinFocusSource(
+                            busAddress: busAddress(context), scriptPath: kwinScriptPath,
+                            runtimeDirectory: context.runtimeDirectory,
+                            waylandDisplay: context.environment["WAYLAND_DISPLAY"],
+                            asksScreenSaver: !context.limitedByGuardian)
                     }
                 } catch {
                     attempts.append((name, error))

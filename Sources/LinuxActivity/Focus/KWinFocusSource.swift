@@ -13,8 +13,12 @@ import Synchronization
 /// `kwin_x11` only root can change, are believed.
 /// On `close()` the script is unloaded.
 ///
-/// Idle time comes from `org.freedesktop.ScreenSaver.GetSessionIdleTime` (seconds) when KDE answers it; some
-/// Plasma versions refuse it on Wayland, and then `idleTime` stays nil (logind's `IdleHint` still applies).
+/// Idle time comes from KWin itself, asked as a Wayland client (`WaylandIdleConnection`: `ext_idle_notifier_v1`,
+/// which KWin 5.27 and 6 offer) on the display socket that KWin, or the `kwin_wayland_wrapper` that started it, serves:
+/// KWin says when the seat has had no input for `idleResolution` and when input comes back. Where that fails, and
+/// `asksScreenSaver` allows it, from `org.freedesktop.ScreenSaver.GetSessionIdleTime` (seconds), asked every
+/// `idleRefreshInterval` — any program of the user's may own that name, so not for a guardian's limited user; some
+/// Plasma versions refuse it on Wayland. Otherwise `idleTime` stays nil (logind's `IdleHint` still applies).
 public final class KWinFocusSource: FocusSource {
     /// `kwin`.
     public let name = "kwin"
@@ -27,30 +31,53 @@ public final class KWinFocusSource: FocusSource {
 
     private let bus: Bus
     private let idleRefreshInterval: Duration
+    private let asksScreenSaver: Bool
+    /// The protocol KWin's idle time comes from (`ext_idle_notifier_v1`, `org_kde_kwin_idle`); nil when it doesn't.
+    public let idleProtocol: String?
+    /// Why KWin's idle notifications aren't followed, when they aren't.
+    public let idleUnavailable: String?
+    private let idleConnection: WaylandIdleConnection?
     private let state = Mutex(State())
     private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var idle: IdleReading?
+        /// What KWin's idle notifications say; nil when they aren't followed or stopped answering.
+        var waylandIdle: MeasuredIdle?
         var reported = false
         var connected = true
         var statistics = FocusSourceStatistics()
     }
 
     /// Connects to the session bus at `busAddress`, exports the sink, loads and starts the KWin script.
+    ///
+    /// - Parameters:
+    ///   - runtimeDirectory: the folder of the session's Wayland display sockets; nil: KWin's idle notifications
+    ///     are not asked.
+    ///   - waylandDisplay: the session's `WAYLAND_DISPLAY`, tried first; whichever socket is used, KWin must serve it.
+    ///   - asksScreenSaver: whether `org.freedesktop.ScreenSaver`, whoever owns it, may tell the idle time when KWin's
+    ///     idle notifications can't be followed; false for a guardian's limited user.
+    ///   - idleResolution: how long without input before KWin says the seat is idle.
     public init(
         busAddress: String, scriptPath: String = KWinFocusSource.defaultScriptPath,
-        idleRefreshInterval: Duration = .seconds(1)
+        idleRefreshInterval: Duration = .seconds(1), runtimeDirectory: String? = nil, waylandDisplay: String? = nil,
+        asksScreenSaver: Bool = true, idleResolution: Duration = .seconds(5)
     ) throws(FocusSourceError) {
         self.idleRefreshInterval = idleRefreshInterval
+        self.asksScreenSaver = asksScreenSaver
         let bus = try UserSessionBus.connect(address: busAddress)
         self.bus = bus
         guard let kwin = bus.nameOwner("org.kde.KWin", timeout: UserSessionBus.callTimeout) else {
             throw FocusSourceError(.noSourceForSession, "no KWin on the session bus at \(busAddress)")
         }
         // A program of the user's could own the name where KWin doesn't run (a GNOME session) and report anything.
-        try FocusServer.checkConnection(kwin, owning: "org.kde.KWin", on: bus, runs: ["kwin_wayland", "kwin_x11"])
+        let kwinProcess = try FocusServer.checkConnection(
+            kwin, owning: "org.kde.KWin", on: bus, runs: ["kwin_wayland", "kwin_x11"])
+        (idleConnection, idleUnavailable) = Self.openIdleConnection(
+            kwin: kwinProcess, runtimeDirectory: runtimeDirectory, waylandDisplay: waylandDisplay,
+            resolution: idleResolution)
+        idleProtocol = idleConnection?.protocolName
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }
@@ -106,8 +133,11 @@ public final class KWinFocusSource: FocusSource {
             throw FocusSourceError(.integrationMissing, "KWin refused to load the script \(scriptPath)")
         }
         _ = try FocusSourceError.onBus { () throws(LinuxActivityError) in try callScripting("start") }
-        let idle = readIdleTime()
-        state.withLock { $0.idle = idle.map { IdleReading($0) } }
+        let idle = idleConnection == nil && asksScreenSaver ? readIdleTime() : nil
+        state.withLock {
+            $0.idle = idle.map { IdleReading($0) }
+            $0.waylandIdle = idleConnection.map { _ in MeasuredIdle() }
+        }
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.addMatch(
                 "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.kde.KWin'"
@@ -121,9 +151,11 @@ public final class KWinFocusSource: FocusSource {
     /// The window KWin last reported and the idle time; nil once KWin or the bus is gone, or before the script
     /// has reported anything.
     public func current() -> FocusReading? {
-        state.withLock { state in
+        let now = ContinuousClock.now
+        return state.withLock { state in
             guard state.connected, !thread.isStopping, state.reported else { return nil }
-            return FocusReading(window: state.window, idleTime: state.idle?.aged())
+            return FocusReading(
+                window: state.window, idleTime: state.waylandIdle?.idleTime(at: now) ?? state.idle?.aged(to: now))
         }
     }
 
@@ -134,8 +166,15 @@ public final class KWinFocusSource: FocusSource {
     public func close() { thread.stop() }
 
     private func runEventLoop() {
+        // KWin's idle notifications wake the loop when they come; GetSessionIdleTime is asked at an interval.
         BusEventLoop.run(
-            bus: bus, on: thread, refreshEvery: idleRefreshInterval, keepRunning: { state.withLock { $0.connected } }
+            bus: bus, on: thread, refreshEvery: idleConnection == nil && asksScreenSaver ? idleRefreshInterval : nil,
+            keepRunning: { state.withLock { $0.connected } }, following: idleConnection?.fileDescriptor,
+            onReadable: {
+                let idle = try? idleConnection?.read()
+                state.withLock { $0.waylandIdle = idle }
+                return idle != nil
+            }
         ) {
             let idle = readIdleTime().map { IdleReading($0) }
             state.withLock { $0.idle = idle }
@@ -143,6 +182,29 @@ public final class KWinFocusSource: FocusSource {
         _ = try? callScripting("unloadScript", [.string(Self.pluginName)])
         bus.releaseName(Self.sinkName)
         state.withLock { $0.connected = false }
+    }
+
+    /// KWin's idle notifications on the display socket KWin serves, or its `kwin_wayland_wrapper` (which makes the
+    /// socket and hands it to the KWin it starts, one only root can change); or why not.
+    private static func openIdleConnection(
+        kwin: ProcessID, runtimeDirectory: String?, waylandDisplay: String?, resolution: Duration
+    ) -> (WaylandIdleConnection?, String?) {
+        guard let runtimeDirectory else { return (nil, "no runtime directory to find KWin's Wayland display in") }
+        var servers: Set<ProcessID> = [kwin]
+        if let parent = ProcessStat.read(of: kwin, procRoot: "/proc")?.parent,
+            (try? FocusServer.checkProgram(of: parent, isOneOf: ["kwin_wayland_wrapper"], serving: "KWin")) != nil
+        {
+            servers.insert(parent)
+        }
+        do {
+            return (
+                try WaylandIdleConnection(
+                    socketPaths: WaylandIdleConnection.socketPaths(in: runtimeDirectory, display: waylandDisplay),
+                    servers: servers, resolution: resolution), nil
+            )
+        } catch {
+            return (nil, "\(error)")
+        }
     }
 
     private func readIdleTime() -> Duration? {

@@ -28,16 +28,14 @@ public final class SwayFocusSource: FocusSource {
     /// Why sway's idle time isn't measured, when it isn't.
     public let idleUnavailable: String?
     private let idleConnection: WaylandIdleConnection?
-    private let idleResolution: Duration
     private let state = Mutex(State())
     private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
         var idleInhibited = false
-        /// Whether the idle connection answers; `idleSince` is nil while the seat has had input within the resolution.
-        var measuresIdle = false
-        var idleSince: ContinuousClock.Instant?
+        /// What the idle connection says; nil when it doesn't answer.
+        var idle: MeasuredIdle?
         var connected = true
         var statistics = FocusSourceStatistics()
     }
@@ -62,13 +60,12 @@ public final class SwayFocusSource: FocusSource {
     {
         self.socketPath = socketPath
         self.treeRefreshInterval = treeRefreshInterval
-        self.idleResolution = idleResolution
         connection = try SwayIPCConnection(path: socketPath, session: session)
         let folder = runtimeDirectory ?? String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.endIndex)])
         do {
             idleConnection = try WaylandIdleConnection(
                 socketPaths: WaylandIdleConnection.socketPaths(in: folder, display: waylandDisplay),
-                compositor: connection.server, resolution: idleResolution)
+                servers: [connection.server], resolution: idleResolution)
             idleProtocol = idleConnection?.protocolName
             idleUnavailable = nil
         } catch {
@@ -87,7 +84,7 @@ public final class SwayFocusSource: FocusSource {
         state.withLock {
             $0.window = tree.focusedNode()?.focusedWindow
             $0.idleInhibited = tree.anyInhibitsIdle()
-            $0.measuresIdle = idleConnection != nil
+            $0.idle = idleConnection.map { _ in MeasuredIdle() }
             $0.statistics.queries = 1
         }
         thread.start(name: "screentime-sway-focus") { [self] in runEventLoop() }
@@ -99,8 +96,8 @@ public final class SwayFocusSource: FocusSource {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard state.connected, !thread.isStopping else { return nil }
-            let idleTime = state.measuresIdle ? state.idleSince.map { now - $0 } ?? .zero : nil
-            return FocusReading(window: state.window, idleTime: idleTime, idleInhibited: state.idleInhibited)
+            return FocusReading(
+                window: state.window, idleTime: state.idle?.idleTime(at: now), idleInhibited: state.idleInhibited)
         }
     }
 
@@ -159,25 +156,10 @@ public final class SwayFocusSource: FocusSource {
 
     /// Reads what the idle connection sent and publishes the seat's idleness; nil once the connection is lost (the
     /// idle time is then no longer measured).
-    private func follow(_ idle: WaylandIdleConnection) -> WaylandIdleConnection? {
-        do {
-            try idle.dispatch()
-        } catch {
-            state.withLock {
-                $0.measuresIdle = false
-                $0.idleSince = nil
-            }
-            return nil
-        }
-        let isIdle = idle.isIdle
-        let now = ContinuousClock.now
-        state.withLock { state in
-            guard isIdle != (state.idleSince != nil) else { return }
-            // sway says the seat is idle once it has had no input for the resolution.
-            state.idleSince = isIdle ? now - idleResolution : nil
-            state.statistics.eventsReceived += 1
-        }
-        return idle
+    private func follow(_ connection: WaylandIdleConnection) -> WaylandIdleConnection? {
+        let idle = try? connection.read()
+        state.withLock { $0.idle = idle }
+        return idle.map { _ in connection }
     }
 
     private enum Next {

@@ -11,11 +11,15 @@ import SystemPackage
 /// the first back with `ext_idle_notifier_v1`, and with sway's `org_kde_kwin_idle`.
 ///
 /// The display's socket is in the user's runtime folder, whose names the user picks: one is believed only when the
-/// process serving it is `compositor`, already checked for what it is (the session's own sway).
+/// process serving it is one of `servers`, already checked for what they are (the session's own sway; KWin and its
+/// `kwin_wayland_wrapper`, which makes the socket and hands it to KWin).
 final class WaylandIdleConnection: @unchecked Sendable {
-    // Invariant: the handle is used by one thread at a time: the opener's, then the source's event thread, which
-    // closes it by dropping this object.
+    // Invariant: the handle and `since` are used by one thread at a time: the opener's, then the source's event
+    // thread, which closes the connection by dropping this object.
     private let handle: OpaquePointer
+    private var since: ContinuousClock.Instant?
+    /// How long the seat goes without input before the compositor says it is idle.
+    let resolution: Duration
     /// The protocol the compositor offered: `ext_idle_notifier_v1` or `org_kde_kwin_idle`.
     let protocolName: String
     /// The socket this connection reached.
@@ -24,12 +28,12 @@ final class WaylandIdleConnection: @unchecked Sendable {
     /// How long connecting and the first answer may take.
     static let timeout = 2
 
-    /// Connects to the first of `socketPaths` that `compositor` serves and asks to be told once the seat has had no
-    /// input for `resolution`.
+    /// Connects to the first of `socketPaths` that one of `servers` serves and asks to be told once the seat has had
+    /// no input for `resolution`.
     ///
     /// The corresponding C functions are `connect` (`UnixStreamSocket.connect`), `getsockopt(SO_PEERCRED)`
     /// (`clinux_socket_peer_pid`) and, for the protocol, `cwayland_idle_open` (libwayland-client).
-    init(socketPaths: [String], compositor: ProcessID, resolution: Duration) throws(FocusSourceError) {
+    init(socketPaths: [String], servers: Set<ProcessID>, resolution: Duration) throws(FocusSourceError) {
         var reasons: [String] = []
         for path in socketPaths {
             let descriptor: Int32
@@ -40,9 +44,10 @@ final class WaylandIdleConnection: @unchecked Sendable {
                 continue
             }
             let server = clinux_socket_peer_pid(descriptor)
-            guard server == compositor.rawValue else {
+            guard servers.contains(ProcessID(server)) else {
                 Glibc.close(descriptor)
-                reasons.append("\(path) is served by process \(server), not by the compositor \(compositor.rawValue)")
+                let compositor = servers.map { "\($0.rawValue)" }.sorted().joined(separator: " or ")
+                reasons.append("\(path) is served by process \(server), not by the compositor (process \(compositor))")
                 continue
             }
             let milliseconds =
@@ -68,6 +73,7 @@ final class WaylandIdleConnection: @unchecked Sendable {
             }
             self.handle = handle
             self.socketPath = path
+            self.resolution = resolution
             protocolName = String(cString: cwayland_idle_protocol(handle))
             return
         }
@@ -83,17 +89,21 @@ final class WaylandIdleConnection: @unchecked Sendable {
     /// The connection's descriptor, to wait on beside others.
     var fileDescriptor: FileDescriptor { FileDescriptor(rawValue: cwayland_idle_fd(handle)) }
 
-    /// Whether the compositor last said the seat has had no input for the resolution.
-    var isIdle: Bool { cwayland_idle_is_idle(handle) }
-
-    /// Reads what the compositor sent, without blocking; call when the descriptor is readable.
+    /// Reads what the compositor sent, without blocking (call when the descriptor is readable), and returns what it
+    /// says of the seat now.
     ///
     /// The corresponding C function is `cwayland_idle_dispatch` (libwayland-client's `wl_display_read_events`).
-    func dispatch() throws(FocusSourceError) {
+    func read(at now: ContinuousClock.Instant = .now) throws(FocusSourceError) -> MeasuredIdle {
         guard cwayland_idle_dispatch(handle) == 0 else {
             throw FocusSourceError(
                 .connectionFailed, "lost the Wayland display at \(socketPath)", underlying: Errno(rawValue: errno))
         }
+        let isIdle = cwayland_idle_is_idle(handle)
+        if isIdle != (since != nil) {
+            // The compositor says the seat is idle once it has had no input for the resolution.
+            since = isIdle ? now - resolution : nil
+        }
+        return MeasuredIdle(since: since)
     }
 
     /// The Wayland display sockets to try in `runtimeDirectory`: `display` first (`WAYLAND_DISPLAY`, a name there or
@@ -110,4 +120,13 @@ final class WaylandIdleConnection: @unchecked Sendable {
         }
         return paths
     }
+}
+
+/// The seat's idleness as a compositor's idle notifications tell it: since when it has had no input, or nil while it
+/// has had input within the notifications' resolution.
+struct MeasuredIdle: Hashable, Sendable {
+    var since: ContinuousClock.Instant?
+
+    /// The idle time at `now`: zero while the seat has had input within the resolution.
+    func idleTime(at now: ContinuousClock.Instant) -> Duration { since.map { now - $0 } ?? .zero }
 }
