@@ -84,7 +84,7 @@ struct FocusGnomeShellTests {
         _ = FocusTestEnvironment.waitUntil(timeout: .seconds(30)) {
             do throws(FocusSourceError) {
                 source = try GnomeShellFocusSource(
-                    busAddress: shell.busAddress, idleRefreshInterval: .milliseconds(250),
+                    busAddress: shell.busAddress, idleResolution: .milliseconds(500),
                     allowsUsersExtensions: allowsUsersExtensions)
             } catch {
                 lastError = error
@@ -155,12 +155,13 @@ struct FocusGnomeShellTests {
     func aGuardiansLimitedUsersShellRunsNoExtensionOfTheirs() throws {
         let uuid = "own-extension@example.org"
         try withShell(allowsUsersExtensions: false) { processes in
-            // An extension of the user's own, installed but not enabled: a copy of the test helper under a uuid of theirs.
+            // An extension of the user's own, installed but not enabled: one that does nothing, with the test helper's
+            // metadata under a uuid of theirs.
             let own = try processes.temporaryDirectory("stfocus-gnome-own")
             chmod(own, 0o755)
             try FileManager.default.createDirectory(atPath: own + "/" + uuid, withIntermediateDirectories: true)
-            let helper = try String(contentsOfFile: Self.helperDirectory + "/extension.js", encoding: .utf8)
-            try helper.write(toFile: own + "/\(uuid)/extension.js", atomically: true, encoding: .utf8)
+            try "function init() { return { enable() {}, disable() {} }; }\n".write(
+                toFile: own + "/\(uuid)/extension.js", atomically: true, encoding: .utf8)
             let metadata = try String(contentsOfFile: Self.helperDirectory + "/metadata.json", encoding: .utf8)
                 .replacingOccurrences(of: "gnome-test-helper@screentime.org", with: uuid)
             try metadata.write(toFile: own + "/\(uuid)/metadata.json", atomically: true, encoding: .utf8)
@@ -181,6 +182,30 @@ struct FocusGnomeShellTests {
             #expect(refused?.message.contains("extensions of the user's own (\(uuid))") == true, "\(refused as Any)")
             // A user's own daemon believes it.
             try GnomeShellFocusSource(busAddress: shell.busAddress).close()
+        }
+    }
+
+    @Test("Mutter's watches give the idle time: growing once the seat has gone 500 ms without input, zero at input")
+    func followsMuttersIdleWatches() throws {
+        try withShell { shell, focus, processes in
+            let bus = try Bus.connect(address: shell.busAddress)
+            /// Moves the shell's virtual pointer (the test helper extension's), input as a device gives it.
+            func movePointer() throws {
+                _ = try bus.call(
+                    destination: "org.gnome.Shell", path: "/org/screentime/TestInput",
+                    interface: "org.screentime.TestInput", member: "MovePointer", timeout: .seconds(2))
+            }
+            for round in 1...2 {
+                try movePointer()
+                #expect(
+                    FocusTestEnvironment.waitUntil(timeout: .seconds(2)) { focus.current()?.idleTime == .zero } != nil,
+                    "round \(round): idle time \(String(describing: focus.current()?.idleTime)) after input")
+                // Idle once 500 ms pass without input, and growing with the clock after.
+                let idled = FocusTestEnvironment.waitUntil(timeout: .seconds(5)) {
+                    (focus.current()?.idleTime ?? .zero) >= .milliseconds(1200)
+                }
+                #expect(idled != nil, "round \(round): never idle: \(String(describing: focus.current()?.idleTime))")
+            }
         }
     }
 

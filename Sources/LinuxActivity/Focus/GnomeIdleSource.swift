@@ -6,12 +6,13 @@ import ScreenTimeModel
 /// logind's hints, which the user may set, count for nothing there.
 ///
 /// Only an idle monitor owned by the connection of `org.gnome.Shell`, itself a `gnome-shell` only root can change, is
-/// asked. It is read at each `current()`, on the collector's thread.
+/// asked, by that connection's unique name (`MutterIdleMonitor`). It is read at each `current()`, on the collector's
+/// thread.
 public final class GnomeIdleSource: FocusSource, @unchecked Sendable {
-    // Invariant: `bus` is used by the one thread that calls `current()` and `close()` (the collector's).
+    // Invariant: `monitor`'s bus is used by the one thread that calls `current()` and `close()` (the collector's).
     /// `gnome-shell idle monitor`.
     public let name = "gnome-shell idle monitor"
-    private let bus: Bus
+    private let monitor: MutterIdleMonitor
     private var closed = false
 
     /// Connects to the session bus at `busAddress` and checks who serves the idle monitor.
@@ -24,15 +25,15 @@ public final class GnomeIdleSource: FocusSource, @unchecked Sendable {
         guard bus.nameOwner("org.gnome.Mutter.IdleMonitor", timeout: UserSessionBus.callTimeout) == shell else {
             throw FocusSourceError(.unsupported, "org.gnome.Mutter.IdleMonitor is not GNOME Shell's")
         }
-        self.bus = bus
-        guard GnomeShellFocusSource.idleTime(on: bus) != nil else {
+        monitor = MutterIdleMonitor(bus: bus, shell: shell)
+        guard monitor.idleTime() != nil else {
             throw FocusSourceError(.unsupported, "GNOME Shell's idle monitor does not answer")
         }
     }
 
     /// No window, and the idle time now; nil once the monitor stops answering or the source is closed.
     public func current() -> FocusReading? {
-        guard !closed, let idle = GnomeShellFocusSource.idleTime(on: bus) else { return nil }
+        guard !closed, let idle = monitor.idleTime() else { return nil }
         return FocusReading(window: nil, idleTime: idle, seesFocus: false)
     }
 

@@ -7,9 +7,11 @@ import Synchronization
 ///
 /// The extension owns `org.screentime.Focus` on the session bus inside the gnome-shell process, answers
 /// `GetFocus() → (u pid, s app_id, s wm_class)` and emits `FocusChanged(u, s, s)` when the focused window
-/// changes. The source reads it once, then follows the signal on its own thread. Idle time comes from
-/// `org.gnome.Mutter.IdleMonitor` `GetIdletime` (milliseconds), re-read every `idleRefreshInterval`; between
-/// reads `current()` adds the elapsed time, so a reading may overstate idleness by at most that interval.
+/// changes. The source reads it once, then follows the signal on its own thread. Idle time comes from Mutter's
+/// idle monitor (`MutterIdleMonitor`) through its watches: one fires each time the seat has gone `idleResolution`
+/// without input, and the source then reads the idle time (`GetIdletime`) and asks for one more at the next input
+/// (`AddUserActiveWatch`). In between nothing is asked — GNOME Shell is not woken every second — and the idle time is
+/// zero while the seat has had input within `idleResolution`.
 ///
 /// Only a `org.screentime.Focus` owned by the same connection as `org.gnome.Shell`, itself owned by a `gnome-shell`
 /// only root can change, is believed: any other program of the user could own the names and report a window of its
@@ -23,13 +25,18 @@ public final class GnomeShellFocusSource: FocusSource {
     static let objectPath = "/org/screentime/Focus"
 
     private let bus: Bus
-    private let idleRefreshInterval: Duration
+    private let idleResolution: Duration
+    private let monitor: MutterIdleMonitor
     private let state = Mutex(State())
     private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
-        var idle: IdleReading?
+        /// What Mutter's watches say; nil when they can't be followed.
+        var idle: MeasuredIdle?
+        var idleWatch: UInt32?
+        /// The watch that fires at the next input, while the seat is idle.
+        var activeWatch: UInt32?
         var connected = true
         var statistics = FocusSourceStatistics()
     }
@@ -42,9 +49,9 @@ public final class GnomeShellFocusSource: FocusSource {
     /// this one, which GNOME loads instead of the system's, or one that patches the shell) could report any window.
     /// Installed but not enabled, theirs are no matter; enabling one ends the source (`current()` turns nil).
     public init(
-        busAddress: String, idleRefreshInterval: Duration = .seconds(1), allowsUsersExtensions: Bool = true
+        busAddress: String, idleResolution: Duration = .seconds(5), allowsUsersExtensions: Bool = true
     ) throws(FocusSourceError) {
-        self.idleRefreshInterval = idleRefreshInterval
+        self.idleResolution = idleResolution
         let bus = try UserSessionBus.connect(address: busAddress)
         self.bus = bus
         guard let shell = bus.nameOwner("org.gnome.Shell", timeout: UserSessionBus.callTimeout) else {
@@ -62,6 +69,7 @@ public final class GnomeShellFocusSource: FocusSource {
         }
         // And the name's owner is GNOME Shell: a program of the user's could own both names where it doesn't run.
         try FocusServer.checkConnection(shell, owning: "org.gnome.Shell", on: bus, runs: ["gnome-shell"])
+        monitor = MutterIdleMonitor(bus: bus, shell: shell)
         if !allowsUsersExtensions {
             let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
                 try bus.call(
@@ -90,12 +98,23 @@ public final class GnomeShellFocusSource: FocusSource {
                 timeout: UserSessionBus.callTimeout)
         }
         let window = Self.window(from: reply)
-        let idle = readIdleTime()
         state.withLock {
             $0.window = window
-            $0.idle = idle.map { IdleReading($0) }
             $0.statistics.queries = 1
         }
+        try FocusSourceError.onBus { () throws(LinuxActivityError) in
+            // Before the watch is added, so that no firing is missed.
+            try bus.addMatch(monitor.watchFiredRule) { [weak self] message in
+                guard let self, let id = message.readUnsigned() else { return }
+                watchFired(UInt32(truncatingIfNeeded: id))
+            }
+        }
+        let idleWatch = monitor.addIdleWatch(after: idleResolution)
+        state.withLock {
+            $0.idleWatch = idleWatch
+            $0.idle = idleWatch.map { _ in MeasuredIdle() }
+        }
+        if let idleTime = monitor.idleTime(), idleTime >= idleResolution { becameIdle() }
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.addMatch(
                 "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',"
@@ -131,11 +150,13 @@ public final class GnomeShellFocusSource: FocusSource {
         thread.start(name: "screentime-gnome-focus") { [self] in runEventLoop() }
     }
 
-    /// The latest focused window and idle time; nil once the bus, the shell or the extension is gone.
+    /// The latest focused window and idle time (zero while the seat has had input within `idleResolution`; nil when
+    /// Mutter's watches can't be followed); nil once the bus, the shell or the extension is gone.
     public func current() -> FocusReading? {
-        state.withLock { state in
+        let now = ContinuousClock.now
+        return state.withLock { state in
             guard state.connected, !thread.isStopping else { return nil }
-            return FocusReading(window: state.window, idleTime: state.idle?.aged())
+            return FocusReading(window: state.window, idleTime: state.idle?.idleTime(at: now))
         }
     }
 
@@ -147,25 +168,41 @@ public final class GnomeShellFocusSource: FocusSource {
 
     private func runEventLoop() {
         BusEventLoop.run(
-            bus: bus, on: thread, refreshEvery: idleRefreshInterval, keepRunning: { state.withLock { $0.connected } }
-        ) {
-            let idle = readIdleTime().map { IdleReading($0) }
-            state.withLock { $0.idle = idle }
-        }
+            bus: bus, on: thread, refreshEvery: nil, keepRunning: { state.withLock { $0.connected } }, refresh: {})
         state.withLock { $0.connected = false }
     }
 
-    private func readIdleTime() -> Duration? { Self.idleTime(on: bus) }
+    /// A watch of Mutter's fired: the idle watch (the seat has gone `idleResolution` without input) or the one that
+    /// fires at the next input.
+    private func watchFired(_ id: UInt32) {
+        let (idleWatch, activeWatch) = state.withLock { ($0.idleWatch, $0.activeWatch) }
+        if id == idleWatch {
+            becameIdle()
+        } else if id == activeWatch {
+            state.withLock {
+                $0.activeWatch = nil
+                if $0.idle != nil { $0.idle = MeasuredIdle() }
+            }
+        }
+    }
 
-    /// The time since the last input, from Mutter's idle monitor on `bus`; nil when it does not answer.
-    static func idleTime(on bus: Bus) -> Duration? {
-        guard
-            let reply = try? bus.call(
-                destination: "org.gnome.Mutter.IdleMonitor", path: "/org/gnome/Mutter/IdleMonitor/Core",
-                interface: "org.gnome.Mutter.IdleMonitor", member: "GetIdletime", timeout: UserSessionBus.callTimeout),
-            let milliseconds = reply.readUnsigned()
-        else { return nil }
-        return .milliseconds(Int64(clamping: milliseconds))
+    /// The seat has gone `idleResolution` without input: asks to hear of the next input (unless that is asked
+    /// already), then reads since when it has been idle. When Mutter doesn't answer, the idle time is no longer
+    /// measured (it could never end).
+    private func becameIdle() {
+        let activeWatch = state.withLock { $0.activeWatch } ?? monitor.addUserActiveWatch()
+        let idleTime = activeWatch == nil ? nil : monitor.idleTime()
+        let now = ContinuousClock.now
+        state.withLock { state in
+            guard state.idle != nil, let activeWatch, let idleTime else {
+                state.idle = nil
+                return
+            }
+            state.activeWatch = activeWatch
+            // Input came between the firing and the watch: that watch fires at the input after, and the idle watch
+            // again once that input is `idleResolution` old.
+            state.idle = MeasuredIdle(since: idleTime >= idleResolution ? now - idleTime : nil)
+        }
     }
 
     static let extensionsInterface = "org.gnome.Shell.Extensions"
