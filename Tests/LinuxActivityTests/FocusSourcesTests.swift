@@ -307,22 +307,11 @@ struct FocusSourcesTests {
     func aSwaySocketServedByAnotherProgramIsRefused() throws {
         // A listener of this process's (no sway): it accepts connections and never answers.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sway-ipc.\(getpid()).sock").path
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = try #require(FocusTestEnvironment.listeningSocket(at: path))
         defer {
             close(listener)
             unlink(path)
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        #expect(bound == 0 && listen(listener, 4) == 0)
         let started = ContinuousClock.now
         let error = #expect(throws: FocusSourceError.self) { try SwayFocusSource(socketPath: path) }
         #expect(error?.code == .unsupported, "\(String(describing: error))")

@@ -172,23 +172,12 @@ struct FocusSwayIdleTests {
         let sway = try FocusTestSway.start(in: processes)
         // A socket of this process's, named as a Wayland display in a folder of its own.
         let folder = try #require(String(validatingCString: mkdtemp(strdup("/tmp/screentime-wayland.XXXXXX"))))
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { rmdir(folder) }
+        let listener = try #require(FocusTestEnvironment.listeningSocket(at: folder + "/wayland-0"))
         defer {
             close(listener)
             unlink(folder + "/wayland-0")
-            rmdir(folder)
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in Array((folder + "/wayland-0").utf8).enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(bound == 0 && listen(listener, 4) == 0)
 
         let elsewhere = try SwayFocusSource(socketPath: sway.socket, runtimeDirectory: folder)
         defer { elsewhere.close() }

@@ -43,6 +43,28 @@ enum FocusTestEnvironment {
     /// The path of a helper script of `Tests/Integration/desktop`.
     static func script(_ name: String) -> String { checkoutFile("Tests/Integration/desktop/" + name) }
 
+    /// A Unix stream socket of this process's listening at `path` (which it creates), standing for a server that
+    /// is not the one a source must believe; nil when it can't be made. The caller closes it and removes `path`.
+    static func listeningSocket(at path: String) -> Int32? {
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0, listen(listener, 4) == 0 else {
+            close(listener)
+            return nil
+        }
+        return listener
+    }
+
     static func missing(_ programs: [String]) -> [String] {
         programs.filter { program in
             !["/usr/bin/", "/usr/local/bin/", "/bin/"].contains {
