@@ -26,7 +26,11 @@ let package = Package(
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         .systemLibrary(
             name: "CXCB", pkgConfig: "xcb",
-            providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev"])]),
+            providers: [
+                .apt([
+                    "libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev", "libxcb-ewmh-dev", "libxcb-sync-dev",
+                ])
+            ]),
         .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         .target(name: "CLinux"),
         // A Wayland client of the compositors' idle notifications (C listeners and protocol tables).
@@ -94,7 +98,8 @@ let package = Package(
             name: "screentime",
             dependencies: [
                 "LinuxActivity", "ScreenTimeModel", "ScreenTimeDaemon", "ScreenTimeEngine", "UsageStore", "Enforcement",
-                "ScreenTimeBus", "FamilyControls", "ScreenTimeCharts", .product(name: "SystemPackage", package: "swift-system"),
+                "ScreenTimeBus", "FamilyControls", "ScreenTimeCharts",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -133,11 +138,15 @@ package.targets += [
     .executableTarget(
         name: "EngineBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeEngine"], swiftSettings: strict),
     .executableTarget(
-        name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity", "BenchmarkSupport"], swiftSettings: strict),
-    .executableTarget(
-        name: "ReportBenchmark",
-        dependencies: ["ScreenTimeModel", "UsageStore", "BenchmarkSupport", .product(name: "GRDB", package: "GRDB.swift")],
+        name: "CollectorBenchmark", dependencies: ["ScreenTimeModel", "LinuxActivity", "BenchmarkSupport"],
         swiftSettings: strict),
     .executableTarget(
-        name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon", "BenchmarkSupport"], swiftSettings: strict),
+        name: "ReportBenchmark",
+        dependencies: [
+            "ScreenTimeModel", "UsageStore", "BenchmarkSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ],
+        swiftSettings: strict),
+    .executableTarget(
+        name: "DaemonBenchmark", dependencies: ["ScreenTimeModel", "ScreenTimeDaemon", "BenchmarkSupport"],
+        swiftSettings: strict),
 ]

@@ -6,7 +6,8 @@
 #                           Chromium drawing the report page)
 set -euo pipefail
 BUILD=(pkg-config gcc libc6-dev libsystemd-dev libgcrypt20-dev libsqlite3-dev
-       libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev libwayland-dev)
+       libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libxcb-ewmh-dev libxcb-sync-dev
+       libwayland-dev)
 TEST=(jq python3 systemd systemd-container dbus dbus-bin libglib2.0-bin bubblewrap libpam-systemd libpam0g-dev polkitd vim procps util-linux bsdutils uidmap
       xvfb xserver-xephyr openbox xdotool xterm x11-apps x11-utils xauth sway foot wev gnome-shell kwin-wayland chromium
       imagemagick)

@@ -144,25 +144,31 @@ struct FocusX11Tests {
         #expect(abs(totals["XCalc", default: 0] - 3) <= 1)
     }
 
-    @Test("idle time grows without input and resets on pointer motion (MIT-SCREEN-SAVER)")
-    func idleTimeFollowsInput() throws {
+    @Test(
+        "idle time grows without input and resets on pointer motion: told by the SYNC IDLETIME alarm, or asked of MIT-SCREEN-SAVER",
+        arguments: [true, false])
+    func idleTimeFollowsInput(withAlarm: Bool) throws {
         let exclusive = FocusTestEnvironment.desktopLock.acquire()
         defer { exclusive.release() }
         let processes = FocusTestProcesses()
         defer { processes.stopAll() }
         let server = try FocusTestXServer.start(in: processes)
-        let source = try X11FocusSource(display: server.x11Display, authority: nil)
+        let source = try X11FocusSource(
+            display: server.x11Display, authority: nil, idleResolution: withAlarm ? .milliseconds(500) : nil)
         defer { source.close() }
+        #expect(source.idleProtocol == (withAlarm ? "SYNC IDLETIME" : "MIT-SCREEN-SAVER"))
 
-        try server.movePointer(to: 5, 5, in: processes)
-        Thread.sleep(forTimeInterval: 1.5)
-        let idle = try #require(source.current()?.idleTime)
-        #expect(idle >= .seconds(1))
-        try server.movePointer(to: 300, 200, in: processes)
-        let reset = try #require(source.current()?.idleTime)
-        print("x11: idle after 1.5 s without input \(idle), after mousemove \(reset)")
-        #expect(reset < idle)
-        #expect(reset < .seconds(1))
+        for round in 1...2 {
+            try server.movePointer(to: 5 + round * 100, 5, in: processes)
+            #expect(
+                FocusTestEnvironment.waitUntil(timeout: .seconds(2)) {
+                    (source.current()?.idleTime ?? .seconds(60)) < .milliseconds(500)
+                } != nil, "round \(round): idle time \(String(describing: source.current()?.idleTime)) after input")
+            let idled = FocusTestEnvironment.waitUntil(timeout: .seconds(5)) {
+                (source.current()?.idleTime ?? .zero) >= .milliseconds(1200)
+            }
+            #expect(idled != nil, "round \(round): never idle: \(String(describing: source.current()?.idleTime))")
+        }
     }
 
     @Test("connects with the user's cookie found through XAUTHORITY; without it the reason names the refusal")

@@ -10,8 +10,9 @@ import SystemPackage
 /// loop afterwards (`X11FocusSource` does, through its wake-up descriptor).
 final class X11Connection: @unchecked Sendable {
     // Invariant: `connection` is valid from init until deinit and is only used through libxcb's thread-safe
-    // API; the atoms and the root window are written once in init.
-    private let connection: OpaquePointer
+    // API; the atoms, the root window and the SYNC extension's data are written once in init.
+    /// The libxcb connection (`xcb_connection_t`), for the requests of this type's extensions in other files.
+    let connection: OpaquePointer
     /// The root window of the display's screen.
     let root: xcb_window_t
     /// The interned `_NET_ACTIVE_WINDOW` atom.
@@ -24,6 +25,9 @@ final class X11Connection: @unchecked Sendable {
     let hasResourceExtension: Bool
     /// Whether the server has the MIT-SCREEN-SAVER extension, which measures the time since the last input.
     let hasScreenSaverExtension: Bool
+    /// The SYNC extension's `IDLETIME` counter (the time since the last input, in milliseconds) and the code of the
+    /// extension's first event; nil when the server has neither.
+    let idleCounter: (counter: xcb_sync_counter_t, eventBase: UInt8)?
 
     /// Connects to `display` with `authority` if given, else with libxcb's own Xauthority lookup.
     ///
@@ -68,6 +72,7 @@ final class X11Connection: @unchecked Sendable {
         windowStateAtom = Self.internAtom(connected, "WM_STATE")
         hasResourceExtension = Self.extensionPresent(connected, "X-Resource")
         hasScreenSaverExtension = Self.extensionPresent(connected, "MIT-SCREEN-SAVER")
+        idleCounter = Self.idleCounter(of: connected)
     }
 
     deinit {
@@ -104,6 +109,8 @@ final class X11Connection: @unchecked Sendable {
     enum Event {
         /// A property of `window` changed (or was deleted).
         case propertyChanged(window: xcb_window_t, atom: xcb_atom_t)
+        /// An alarm on the `IDLETIME` counter fired (`X11IdleAlarm`), the counter then at `idleTime`.
+        case idleAlarm(alarm: xcb_sync_alarm_t, idleTime: Duration)
         /// Any other event or an asynchronous error.
         case other
     }
@@ -114,7 +121,13 @@ final class X11Connection: @unchecked Sendable {
     func nextEvent() -> Event? {
         guard let event = xcb_poll_for_event(connection) else { return nil }
         defer { free(event) }
-        guard event.pointee.response_type & 0x7f == XCB_PROPERTY_NOTIFY else { return .other }
+        let type = event.pointee.response_type & 0x7f
+        if let idleCounter, type == idleCounter.eventBase &+ UInt8(XCB_SYNC_ALARM_NOTIFY) {
+            let notify = UnsafeRawPointer(event).assumingMemoryBound(to: xcb_sync_alarm_notify_event_t.self).pointee
+            let value = Int64(notify.counter_value.hi) << 32 | Int64(notify.counter_value.lo)
+            return .idleAlarm(alarm: notify.alarm, idleTime: .milliseconds(max(0, value)))
+        }
+        guard type == XCB_PROPERTY_NOTIFY else { return .other }
         let notify = UnsafeRawPointer(event).assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee
         return .propertyChanged(window: notify.window, atom: notify.atom)
     }

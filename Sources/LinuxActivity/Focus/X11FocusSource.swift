@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// A dedicated thread blocks in `poll(2)` on the X connection and re-reads the active window only when a
 /// PropertyNotify for `_NET_ACTIVE_WINDOW` arrives on the root window; `current()` returns the latest reading
-/// under a lock, plus the MIT-SCREEN-SAVER idle time queried at that moment.
+/// under a lock. The idle time comes the same way, from an alarm on the SYNC extension's `IDLETIME` counter
+/// (`X11IdleAlarm`) that fires once the display has gone `idleResolution` without input and again at the next input;
+/// a server without that counter is asked its MIT-SCREEN-SAVER idle time at each `current()` instead.
 ///
 /// - The window's pid comes from the X-Resource extension (the server's view of the client's socket), then from
 ///   `_NET_WM_PID` when the client runs on this host (`WM_CLIENT_MACHINE`).
@@ -25,11 +27,16 @@ public final class X11FocusSource: FocusSource {
     private let connection: X11Connection
     private let debounce: Duration
     private let followsKeyboardFocus: Bool
+    private let idleAlarm: X11IdleAlarm?
+    /// Where the idle time comes from: `SYNC IDLETIME` (alarms) or `MIT-SCREEN-SAVER` (asked); nil for neither.
+    public let idleProtocol: String?
     private let state = Mutex(State())
     private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
+        /// What the `IDLETIME` alarm says.
+        var idle = MeasuredIdle()
         var connected = true
         var statistics = FocusSourceStatistics()
     }
@@ -44,9 +51,11 @@ public final class X11FocusSource: FocusSource {
     ///   - debounce: how long "no active window" must last before it is published.
     ///   - followsKeyboardFocus: whether the window that holds the keyboard focus wins over the one
     ///     `_NET_ACTIVE_WINDOW` names, when they differ (a program of the user's could name any window there).
+    ///   - idleResolution: how long without input before the `IDLETIME` alarm says the display is idle; the idle time
+    ///     is zero until then. Nil asks MIT-SCREEN-SAVER at each `current()` instead.
     public init(
         display: X11Display, authority: XAuthority?, debounce: Duration = .milliseconds(250),
-        followsKeyboardFocus: Bool = false
+        followsKeyboardFocus: Bool = false, idleResolution: Duration? = .seconds(5)
     ) throws(FocusSourceError) {
         self.display = display
         self.debounce = debounce
@@ -59,6 +68,13 @@ public final class X11FocusSource: FocusSource {
                     + "(none running yet, or one without EWMH support such as twm)")
         }
         thread = try EventThread.forFocusSource()
+        if let idleResolution {
+            idleAlarm = X11IdleAlarm(on: connection, threshold: idleResolution)
+        } else {
+            idleAlarm = nil
+        }
+        idleProtocol =
+            idleAlarm != nil ? "SYNC IDLETIME" : connection.hasScreenSaverExtension ? "MIT-SCREEN-SAVER" : nil
         connection.selectRootPropertyChanges()
         let initial = readActiveWindow().window
         state.withLock {
@@ -70,18 +86,22 @@ public final class X11FocusSource: FocusSource {
 
     /// The latest focused window and the current idle time; nil once the X connection is lost or closed.
     public func current() -> FocusReading? {
-        let idle = connection.idleTime()
-        // The reply may have pulled pending events into libxcb's queue, which poll(2) no longer sees.
-        thread.wakeup.signal()
+        let idle = idleTime()
         return state.withLock { state in
             guard state.connected, !thread.isStopping else { return nil }
             return FocusReading(window: state.window, idleTime: idle)
         }
     }
 
-    /// Time since the last keyboard or pointer input on the display (MIT-SCREEN-SAVER); nil without the extension.
+    /// Time since the last keyboard or pointer input on the display: from the `IDLETIME` alarm (zero until the display
+    /// has gone `idleResolution` without input), else asked of MIT-SCREEN-SAVER; nil without either.
     public func idleTime() -> Duration? {
+        if idleAlarm != nil {
+            let now = ContinuousClock.now
+            return state.withLock { $0.idle.idleTime(at: now) }
+        }
         let idle = connection.idleTime()
+        // The reply may have pulled pending events into libxcb's queue, which poll(2) no longer sees.
         thread.wakeup.signal()
         return idle
     }
@@ -98,11 +118,15 @@ public final class X11FocusSource: FocusSource {
         loop: while true {
             var activeWindowChanged = false
             while let event = connection.nextEvent() {
-                if case .propertyChanged(let window, let atom) = event, window == connection.root,
-                    atom == connection.activeWindowAtom
-                {
+                switch event {
+                case .propertyChanged(let window, let atom)
+                where window == connection.root && atom == connection.activeWindowAtom:
                     activeWindowChanged = true
                     state.withLock { $0.statistics.eventsReceived += 1 }
+                case .idleAlarm(let alarm, let idleTime) where alarm == idleAlarm?.alarm:
+                    followIdle(idleTime)
+                default:
+                    break
                 }
             }
             if thread.isStopping { break loop }
@@ -145,6 +169,16 @@ public final class X11FocusSource: FocusSource {
             }
         }
         state.withLock { $0.connected = false }
+    }
+
+    /// The `IDLETIME` alarm fired with the counter at `idleTime`: the display has gone the resolution without input, or
+    /// input came; the alarm is armed for the other.
+    private func followIdle(_ idleTime: Duration) {
+        guard let idleAlarm else { return }
+        let isIdle = idleTime >= idleAlarm.threshold
+        let now = ContinuousClock.now
+        state.withLock { $0.idle = MeasuredIdle(since: isIdle ? now - idleTime : nil) }
+        idleAlarm.arm(whenIdle: !isIdle)
     }
 
     private func publish(_ window: FocusedWindow?) {
