@@ -8,10 +8,8 @@ import Synchronization
 /// The extension owns `org.screentime.Focus` on the session bus inside the gnome-shell process, answers
 /// `GetFocus() → (u pid, s app_id, s wm_class)` and emits `FocusChanged(u, s, s)` when the focused window
 /// changes. The source reads it once, then follows the signal on its own thread. Idle time comes from Mutter's
-/// idle monitor (`MutterIdleMonitor`) through its watches: one fires each time the seat has gone `idleResolution`
-/// without input, and the source then reads the idle time (`GetIdletime`) and asks for one more at the next input
-/// (`AddUserActiveWatch`). In between nothing is asked — GNOME Shell is not woken every second — and the idle time is
-/// zero while the seat has had input within `idleResolution`.
+/// idle monitor through its watches (`MutterIdleWatches`), which that thread follows too: nothing is asked while a
+/// person types or reads, and the idle time is zero while the seat has had input within `idleResolution`.
 ///
 /// Only a `org.screentime.Focus` owned by the same connection as `org.gnome.Shell`, itself owned by a `gnome-shell`
 /// only root can change, is believed: any other program of the user could own the names and report a window of its
@@ -25,18 +23,12 @@ public final class GnomeShellFocusSource: FocusSource {
     static let objectPath = "/org/screentime/Focus"
 
     private let bus: Bus
-    private let idleResolution: Duration
-    private let monitor: MutterIdleMonitor
+    private let idleWatches: MutterIdleWatches
     private let state = Mutex(State())
     private let thread: EventThread
 
     private struct State {
         var window: FocusedWindow?
-        /// What Mutter's watches say; nil when they can't be followed.
-        var idle: MeasuredIdle?
-        var idleWatch: UInt32?
-        /// The watch that fires at the next input, while the seat is idle.
-        var activeWatch: UInt32?
         var connected = true
         var statistics = FocusSourceStatistics()
     }
@@ -51,7 +43,6 @@ public final class GnomeShellFocusSource: FocusSource {
     public init(
         busAddress: String, idleResolution: Duration = .seconds(5), allowsUsersExtensions: Bool = true
     ) throws(FocusSourceError) {
-        self.idleResolution = idleResolution
         let bus = try UserSessionBus.connect(address: busAddress)
         self.bus = bus
         guard let shell = bus.nameOwner("org.gnome.Shell", timeout: UserSessionBus.callTimeout) else {
@@ -69,7 +60,7 @@ public final class GnomeShellFocusSource: FocusSource {
         }
         // And the name's owner is GNOME Shell: a program of the user's could own both names where it doesn't run.
         try FocusServer.checkConnection(shell, owning: "org.gnome.Shell", on: bus, runs: ["gnome-shell"])
-        monitor = MutterIdleMonitor(bus: bus, shell: shell)
+        let monitor = MutterIdleMonitor(bus: bus, shell: shell)
         if !allowsUsersExtensions {
             let reply = try FocusSourceError.onBus { () throws(LinuxActivityError) in
                 try bus.call(
@@ -102,19 +93,7 @@ public final class GnomeShellFocusSource: FocusSource {
             $0.window = window
             $0.statistics.queries = 1
         }
-        try FocusSourceError.onBus { () throws(LinuxActivityError) in
-            // Before the watch is added, so that no firing is missed.
-            try bus.addMatch(monitor.watchFiredRule) { [weak self] message in
-                guard let self, let id = message.readUnsigned() else { return }
-                watchFired(UInt32(truncatingIfNeeded: id))
-            }
-        }
-        let idleWatch = monitor.addIdleWatch(after: idleResolution)
-        state.withLock {
-            $0.idleWatch = idleWatch
-            $0.idle = idleWatch.map { _ in MeasuredIdle() }
-        }
-        if let idleTime = monitor.idleTime(), idleTime >= idleResolution { becameIdle() }
+        idleWatches = try MutterIdleWatches(monitor: monitor, resolution: idleResolution)
         try FocusSourceError.onBus { () throws(LinuxActivityError) in
             try bus.addMatch(
                 "type='signal',sender='\(owner)',interface='\(Self.busName)',member='FocusChanged',"
@@ -156,7 +135,7 @@ public final class GnomeShellFocusSource: FocusSource {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard state.connected, !thread.isStopping else { return nil }
-            return FocusReading(window: state.window, idleTime: state.idle?.idleTime(at: now))
+            return FocusReading(window: state.window, idleTime: idleWatches.idleTime(at: now))
         }
     }
 
@@ -170,39 +149,6 @@ public final class GnomeShellFocusSource: FocusSource {
         BusEventLoop.run(
             bus: bus, on: thread, refreshEvery: nil, keepRunning: { state.withLock { $0.connected } }, refresh: {})
         state.withLock { $0.connected = false }
-    }
-
-    /// A watch of Mutter's fired: the idle watch (the seat has gone `idleResolution` without input) or the one that
-    /// fires at the next input.
-    private func watchFired(_ id: UInt32) {
-        let (idleWatch, activeWatch) = state.withLock { ($0.idleWatch, $0.activeWatch) }
-        if id == idleWatch {
-            becameIdle()
-        } else if id == activeWatch {
-            state.withLock {
-                $0.activeWatch = nil
-                if $0.idle != nil { $0.idle = MeasuredIdle() }
-            }
-        }
-    }
-
-    /// The seat has gone `idleResolution` without input: asks to hear of the next input (unless that is asked
-    /// already), then reads since when it has been idle. When Mutter doesn't answer, the idle time is no longer
-    /// measured (it could never end).
-    private func becameIdle() {
-        let activeWatch = state.withLock { $0.activeWatch } ?? monitor.addUserActiveWatch()
-        let idleTime = activeWatch == nil ? nil : monitor.idleTime()
-        let now = ContinuousClock.now
-        state.withLock { state in
-            guard state.idle != nil, let activeWatch, let idleTime else {
-                state.idle = nil
-                return
-            }
-            state.activeWatch = activeWatch
-            // Input came between the firing and the watch: that watch fires at the input after, and the idle watch
-            // again once that input is `idleResolution` old.
-            state.idle = MeasuredIdle(since: idleTime >= idleResolution ? now - idleTime : nil)
-        }
     }
 
     static let extensionsInterface = "org.gnome.Shell.Extensions"
