@@ -37,11 +37,16 @@ struct NowCommand: AsyncParsableCommand {
 
     @OptionGroup var key: KeyOptions
 
+    func validate() throws {
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be more than 0 seconds (default 180)") }
+    }
+
     func run() async throws {
         let tokenizer = try loadTokenizer(key)
         var configuration = Collector.Configuration()
         configuration.idleTimeout = .seconds(idleTimeout)
-        configuration.focusSourceFactory = DesktopFocus.factory(limitedByGuardian: asGuardian)
+        configuration.focusSourceFactory = DesktopFocus.factory(
+            limitedByGuardian: asGuardian, idleTimeout: configuration.idleTimeout)
         configuration.limitedByGuardian = asGuardian
         let collector = Collector(configuration: configuration, tokenizer: tokenizer)
         var noticeShown = false

@@ -99,4 +99,13 @@ STATUS=$?
 set -e
 check "status without a daemon exits 3 (was $STATUS)" test "$STATUS" = 3
 check "status without a daemon says so on stderr" grep -q 'screentimed is not running' "$SCRATCH/status.err"
+# An idle timeout of 0 s would make every session idle at once: refused as a usage error, by both programs.
+for program in "screentime now" screentimed; do
+    set +e
+    $BIN/$program --idle-timeout 0 > /dev/null 2> "$SCRATCH/idle.err"
+    IDLE=$?
+    set -e
+    check "$program --idle-timeout 0 is a usage error (was $IDLE)" \
+        sh -c "test $IDLE = 64 && grep -q 'idle-timeout must be more than 0 seconds' '$SCRATCH/idle.err'"
+done
 summary

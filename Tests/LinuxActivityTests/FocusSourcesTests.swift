@@ -52,6 +52,16 @@ struct FocusSourcesTests {
         #expect(source.current() != nil)
     }
 
+    @Test("display servers tell idleness after 5 s without input, or half the idle timeout when that is shorter")
+    func theIdleResolutionFitsTheIdleTimeout() {
+        #expect(FocusSessionContext.idleResolution(forTimeout: .seconds(180)) == .seconds(5))
+        #expect(FocusSessionContext.idleResolution(forTimeout: .seconds(10)) == .seconds(5))
+        #expect(FocusSessionContext.idleResolution(forTimeout: .seconds(4)) == .seconds(2))
+        #expect(FocusSessionContext.idleResolution(forTimeout: .seconds(1)) == .milliseconds(500))
+        #expect(FocusSessionContext.idleResolution(forTimeout: .milliseconds(10)) == .milliseconds(100))
+        #expect(FocusSessionContext(sessionType: "x11", uid: UserID(1000)).idleResolution == .seconds(5))
+    }
+
     @Test("the desktop a session names is asked first; a guardian's limited user's, alone and only as logind names it")
     func theSessionsDesktopIsAskedFirst() {
         func sources(_ desktop: String?, _ environment: [String: String] = [:], guardian: Bool = false) -> [String] {

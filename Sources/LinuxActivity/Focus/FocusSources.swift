@@ -29,12 +29,15 @@ public struct FocusSessionContext: Sendable {
     /// Shell only while it runs none of the user's own extensions, and X11's `_NET_ACTIVE_WINDOW` (which any client
     /// may set) only where it names the window that holds the keyboard focus.
     public var limitedByGuardian: Bool
+    /// How long without input before a display server tells the session idle (sway's and KWin's notifications,
+    /// Mutter's watches, X11's alarm): the idle time is zero before it.
+    public var idleResolution: Duration
 
     /// Creates a context; `runtimeDirectory` defaults to `/run/user/UID`.
     public init(
         sessionType: String, display: String? = nil, desktop: String? = nil, uid: UserID, home: String? = nil,
         runtimeDirectory: String? = nil, environment: [String: String] = [:], sessionID: String? = nil,
-        leader: ProcessID? = nil, limitedByGuardian: Bool = false
+        leader: ProcessID? = nil, limitedByGuardian: Bool = false, idleResolution: Duration = .seconds(5)
     ) {
         self.sessionType = sessionType
         self.display = display
@@ -46,6 +49,13 @@ public struct FocusSessionContext: Sendable {
         self.sessionID = sessionID
         self.leader = leader
         self.limitedByGuardian = limitedByGuardian
+        self.idleResolution = idleResolution
+    }
+
+    /// The idle resolution for an idle timeout: 5 s, or half the timeout when that is shorter, so that a session is
+    /// told idle before the timeout passes.
+    public static func idleResolution(forTimeout timeout: Duration) -> Duration {
+        min(.seconds(5), max(.milliseconds(100), timeout / 2))
     }
 
     /// The Wayland focus sources to try, in order: the one of the desktop the session names first (logind's
@@ -126,7 +136,8 @@ public enum FocusSources {
                             do {
                                 return try SwayFocusSource(
                                     socketPath: socket, session: session, runtimeDirectory: context.runtimeDirectory,
-                                    waylandDisplay: context.environment["WAYLAND_DISPLAY"])
+                                    waylandDisplay: context.environment["WAYLAND_DISPLAY"],
+                                    idleResolution: context.idleResolution)
                             } catch {
                                 attempts.append((name, error))
                             }
@@ -134,21 +145,23 @@ public enum FocusSources {
                     case "gnome-shell":
                         do {
                             return try GnomeShellFocusSource(
-                                busAddress: busAddress(context), allowsUsersExtensions: !context.limitedByGuardian)
+                                busAddress: busAddress(context), idleResolution: context.idleResolution,
+                                allowsUsersExtensions: !context.limitedByGuardian)
                         } catch
                             where context.limitedByGuardian
                             && (error.code == .integrationMissing || error.code == .unsupported)
                         {
                             // Its focus can't be believed; its idle time still tells a locked or left screen.
                             attempts.append((name, error))
-                            return try GnomeIdleSource(busAddress: busAddress(context))
+                            return try GnomeIdleSource(
+                                busAddress: busAddress(context), idleResolution: context.idleResolution)
                         }
                     default:
                         return try KWinFocusSource(
                             busAddress: busAddress(context), scriptPath: kwinScriptPath,
                             runtimeDirectory: context.runtimeDirectory,
                             waylandDisplay: context.environment["WAYLAND_DISPLAY"],
-                            asksScreenSaver: !context.limitedByGuardian)
+                            asksScreenSaver: !context.limitedByGuardian, idleResolution: context.idleResolution)
                     }
                 } catch {
                     attempts.append((name, error))
@@ -176,7 +189,7 @@ public enum FocusSources {
             environment: context.environment, home: context.home, runtimeDirectory: context.runtimeDirectory)
         return try X11FocusSource(
             display: display, authority: XAuthority.find(for: display, in: paths)?.cookie,
-            followsKeyboardFocus: context.limitedByGuardian)
+            followsKeyboardFocus: context.limitedByGuardian, idleResolution: context.idleResolution)
     }
 
     private static func swaySockets(_ context: FocusSessionContext) -> [String] {

@@ -98,7 +98,8 @@ public final class Daemon {
         tokenizer = try Tokenizer.loadOrCreate(keyAt: settings.tokenKeyPath)
         var configuration = Collector.Configuration()
         configuration.idleTimeout = settings.idleTimeout
-        configuration.focusSourceFactory = DesktopFocus.factory(limitedByGuardian: settings.system)
+        configuration.focusSourceFactory = DesktopFocus.factory(
+            limitedByGuardian: settings.system, idleTimeout: settings.idleTimeout)
         configuration.limitedByGuardian = settings.system
         collector = Collector(configuration: configuration, tokenizer: tokenizer)
         storeWriter = StoreWriter(

@@ -57,6 +57,9 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
         if let database { settings.databasePath = database }
         if let tokenKey { settings.tokenKeyPath = tokenKey }
         if let enforcementState { settings.enforcementStatePath = enforcementState }
+        guard idleTimeout > 0 else {
+            throw ValidationError("--idle-timeout must be more than 0 seconds (default 180)")
+        }
         settings.idleTimeout = .seconds(idleTimeout)
         guard clientMinimumInterval > 0 else {
             throw ValidationError("--client-minimum-interval must be more than 0 seconds (Apple's limit is 900)")
@@ -75,8 +78,11 @@ public struct ScreenTimeDaemonCommand: AsyncParsableCommand {
             logger.warning("reading \(Policy.legacySystemPath); move it to \(Policy.systemDefaultPath)")
         }
         logger.info(
-            "starting", metadata: ["mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",
-                "database": "\(settings.databasePath)"])
+            "starting",
+            metadata: [
+                "mode": "\(system ? "guardian" : "individual")", "policy": "\(settings.policyPath)",
+                "database": "\(settings.databasePath)",
+            ])
         let group = ServiceGroup(
             configuration: .init(
                 services: daemon.services(logger: logger).map { .init(service: $0) },
