@@ -12,10 +12,11 @@ public final class Collector {
     public struct Configuration: Sendable {
         public var procRoot = "/proc"
         public var devRoot = "/dev"
-        /// Input idle longer than this makes a session idle where only raw idle time is known (tty atime, X11).
+        /// Input idle longer than this makes a session idle where only raw idle time is known (a terminal's access
+        /// time, what the display servers tell).
         public var idleTimeout: Duration = .seconds(180)
         /// Makes the focus source for a graphical session from the environment of one of its processes, or says why
-        /// there is none (`DesktopFocus.factory(limitedByGuardian:)` for the real desktops).
+        /// there is none (`DesktopFocus.factory(limitedByGuardian:idleTimeout:)` for the real desktops).
         public var focusSourceFactory:
             (@Sendable (SessionInfo, [String: String]) -> Result<any FocusSource, FocusUnavailable>)?
         /// The environment the catalog of the user running the collector is made from (`XDG_DATA_HOME`,

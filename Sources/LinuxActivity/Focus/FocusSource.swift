@@ -42,6 +42,25 @@ public struct FocusReading: Hashable, Sendable {
     }
 }
 
+/// The seat's idleness as a display server tells it when it changes (sway's and KWin's idle notifications, Mutter's
+/// watches, X11's `IDLETIME` alarm): since when it has had no input, or nil while it has had input within the
+/// resolution the server was asked for.
+struct MeasuredIdle: Hashable, Sendable {
+    var since: ContinuousClock.Instant?
+
+    /// The idle time at `now`: zero while the seat has had input within the resolution.
+    func idleTime(at now: ContinuousClock.Instant) -> Duration { since.map { now - $0 } ?? .zero }
+}
+
+/// Whole milliseconds, the unit the display servers' idle protocols take.
+extension Duration {
+    /// The span in whole milliseconds, rounded toward zero.
+    var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
 /// A source of focus for one graphical session (X11, sway IPC, KWin script, GNOME Shell extension).
 ///
 /// Sources follow the compositor's events on their own thread or task and keep the latest reading, so that

@@ -33,7 +33,7 @@ public final class KWinFocusSource: FocusSource {
     private let idleRefreshInterval: Duration
     private let asksScreenSaver: Bool
     /// The protocol KWin's idle time comes from (`ext_idle_notifier_v1`, `org_kde_kwin_idle`); nil when it doesn't.
-    public let idleProtocol: String?
+    public var idleProtocol: String? { idleConnection?.protocolName }
     /// Why KWin's idle notifications aren't followed, when they aren't.
     public let idleUnavailable: String?
     private let idleConnection: WaylandIdleConnection?
@@ -77,7 +77,6 @@ public final class KWinFocusSource: FocusSource {
         (idleConnection, idleUnavailable) = Self.openIdleConnection(
             kwin: kwinProcess, runtimeDirectory: runtimeDirectory, waylandDisplay: waylandDisplay,
             resolution: idleResolution)
-        idleProtocol = idleConnection?.protocolName
         guard FileManager.default.isReadableFile(atPath: scriptPath) else {
             throw FocusSourceError(.integrationMissing, "the Screen Time KWin script is not installed at \(scriptPath)")
         }
@@ -196,15 +195,8 @@ public final class KWinFocusSource: FocusSource {
         {
             servers.insert(parent)
         }
-        do {
-            return (
-                try WaylandIdleConnection(
-                    socketPaths: WaylandIdleConnection.socketPaths(in: runtimeDirectory, display: waylandDisplay),
-                    servers: servers, resolution: resolution), nil
-            )
-        } catch {
-            return (nil, "\(error)")
-        }
+        return WaylandIdleConnection.open(
+            in: runtimeDirectory, display: waylandDisplay, servers: servers, resolution: resolution)
     }
 
     private func readIdleTime() -> Duration? {

@@ -27,8 +27,7 @@ struct MutterIdleMonitor {
 
     /// Asks for `WatchFired` each time the seat has gone `interval` without input (`AddIdleWatch`); the watch's id.
     func addIdleWatch(after interval: Duration) -> UInt32? {
-        let (seconds, attoseconds) = interval.components
-        let milliseconds = UInt64(clamping: max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        let milliseconds = UInt64(clamping: max(1, interval.wholeMilliseconds))
         return (try? call("AddIdleWatch", [.uint64(milliseconds)]).readUnsigned()).map {
             UInt32(truncatingIfNeeded: $0)
         }

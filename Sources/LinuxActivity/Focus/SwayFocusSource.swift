@@ -24,7 +24,7 @@ public final class SwayFocusSource: FocusSource {
     private let connection: SwayIPCConnection
     private let treeRefreshInterval: Duration
     /// The protocol sway's idle time comes from (`ext_idle_notifier_v1`, `org_kde_kwin_idle`); nil when it doesn't.
-    public let idleProtocol: String?
+    public var idleProtocol: String? { idleConnection?.protocolName }
     /// Why sway's idle time isn't measured, when it isn't.
     public let idleUnavailable: String?
     private let idleConnection: WaylandIdleConnection?
@@ -62,17 +62,8 @@ public final class SwayFocusSource: FocusSource {
         self.treeRefreshInterval = treeRefreshInterval
         connection = try SwayIPCConnection(path: socketPath, session: session)
         let folder = runtimeDirectory ?? String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.endIndex)])
-        do {
-            idleConnection = try WaylandIdleConnection(
-                socketPaths: WaylandIdleConnection.socketPaths(in: folder, display: waylandDisplay),
-                servers: [connection.server], resolution: idleResolution)
-            idleProtocol = idleConnection?.protocolName
-            idleUnavailable = nil
-        } catch {
-            idleConnection = nil
-            idleProtocol = nil
-            idleUnavailable = "\(error)"
-        }
+        (idleConnection, idleUnavailable) = WaylandIdleConnection.open(
+            in: folder, display: waylandDisplay, servers: [connection.server], resolution: idleResolution)
         thread = try EventThread.forFocusSource()
         try connection.send(.getTree)
         let tree = try Self.decode(SwayNode.self, from: try connection.receive().payload)

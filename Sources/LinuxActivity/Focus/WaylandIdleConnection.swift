@@ -50,13 +50,11 @@ final class WaylandIdleConnection: @unchecked Sendable {
                 reasons.append("\(path) is served by process \(server), not by the compositor (process \(compositor))")
                 continue
             }
-            let milliseconds =
-                resolution.components.seconds * 1000
-                + resolution.components.attoseconds / 1_000_000_000_000_000
             var failure: Int32 = 0
             guard
                 let handle = cwayland_idle_open(
-                    descriptor, UInt32(clamping: max(1, milliseconds)), Int32(Self.timeout * 1000), &failure)
+                    descriptor, UInt32(clamping: max(1, resolution.wholeMilliseconds)), Int32(Self.timeout * 1000),
+                    &failure)
             else {
                 let error = Errno(rawValue: errno)
                 switch failure {
@@ -106,6 +104,23 @@ final class WaylandIdleConnection: @unchecked Sendable {
         return MeasuredIdle(since: since)
     }
 
+    /// `init(socketPaths:servers:resolution:)` with the sockets of `runtimeDirectory` (`socketPaths(in:display:)`), or
+    /// why it failed, for a source that goes on without idle time.
+    static func open(
+        in runtimeDirectory: String, display: String?, servers: Set<ProcessID>, resolution: Duration
+    ) -> (connection: WaylandIdleConnection?, unavailable: String?) {
+        do {
+            return (
+                try WaylandIdleConnection(
+                    socketPaths: socketPaths(in: runtimeDirectory, display: display), servers: servers,
+                    resolution: resolution),
+                nil
+            )
+        } catch {
+            return (nil, "\(error)")
+        }
+    }
+
     /// The Wayland display sockets to try in `runtimeDirectory`: `display` first (`WAYLAND_DISPLAY`, a name there or
     /// an absolute path), then each `wayland-*` socket (libwayland's names; not their `.lock` files).
     static func socketPaths(in runtimeDirectory: String, display: String?) -> [String] {
@@ -120,13 +135,4 @@ final class WaylandIdleConnection: @unchecked Sendable {
         }
         return paths
     }
-}
-
-/// The seat's idleness as a compositor's idle notifications tell it: since when it has had no input, or nil while it
-/// has had input within the notifications' resolution.
-struct MeasuredIdle: Hashable, Sendable {
-    var since: ContinuousClock.Instant?
-
-    /// The idle time at `now`: zero while the seat has had input within the resolution.
-    func idleTime(at now: ContinuousClock.Instant) -> Duration { since.map { now - $0 } ?? .zero }
 }

@@ -51,8 +51,7 @@ struct X11IdleAlarm {
 
     /// `duration` in milliseconds as the protocol's 64-bit value: high word (signed) and low word.
     private static func words(_ duration: Duration) -> (hi: UInt32, lo: UInt32) {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        let milliseconds = max(1, duration.wholeMilliseconds)
         return (UInt32(truncatingIfNeeded: milliseconds >> 32), UInt32(truncatingIfNeeded: milliseconds))
     }
 }
